@@ -1,0 +1,1 @@
+/* cmd_compile.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* cmd_config.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* cmd_inspect.c — placeholder, being written. */

@@ -1,0 +1,101 @@
+/* config.h — the effective compile configuration (config v1) and its loader.
+ *
+ * A config starts from built-in defaults (device profile "h200-pcie5"); a YAML file
+ * (docs/config-format.md) overrides any subset of fields; CLI flags such as
+ * --budget override last. Every field always has a value, so -c is optional.
+ *
+ *   sfc_config_t cfg;
+ *   sfc_config_defaults(&cfg);
+ *   if (sfc_config_load_file("sfc.yaml", &cfg, &err) != SFC_OK)   // "sfc.yaml:4:11: ..."
+ *     ...
+ *   sfc_config_write_yaml(&cfg, stdout);                          // `sfc config --print`
+ */
+#ifndef SFC_CONFIG_H
+#define SFC_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sfc/status.h"
+
+#define SFC_CONFIG_VERSION 1
+#define SFC_NAME_BYTES     32
+
+typedef enum sfc_sched_policy {
+  SFC_SCHED_NONE = 0,   /* keep every tensor on the device (in-core) */
+  SFC_SCHED_WINDOW = 1, /* the window scheduler (seed out-of-core-window-scheduling) */
+  SFC_SCHED_VDNN = 2,   /* baseline: swap out every forward output, swap in one op ahead */
+  SFC_SCHED_LMS = 3     /* baseline: swap by consumer distance threshold */
+} sfc_sched_policy_t;
+
+typedef enum sfc_tiling_mode {
+  SFC_TILING_OFF = 0,
+  SFC_TILING_ON = 1,  /* tile every FT segment that can be tiled */
+  SFC_TILING_AUTO = 2 /* tile only where a tensor does not fit the budget */
+} sfc_tiling_mode_t;
+
+/* A device and its link to the host. Built-in profiles fill every field. */
+typedef struct sfc_profile {
+  char name[SFC_NAME_BYTES];   /* e.g. "h200-pcie5" */
+  char description[96];
+  uint64_t memory_bytes;       /* physical device memory */
+  double h2d_bytes_per_s;      /* host -> device, pinned, one direction alone */
+  double d2h_bytes_per_s;      /* device -> host */
+  double duplex_factor;        /* each direction's share of its bandwidth when both run */
+  double copy_latency_s;       /* fixed cost of one copy */
+  uint64_t alignment;          /* offset alignment in the arena, power of two */
+  uint64_t va_chunk_bytes;     /* physical chunk size for virtual-addressing mode */
+  double peak_flops;           /* dense fp32 FLOP/s, to estimate missing op times */
+} sfc_profile_t;
+
+typedef struct sfc_config {
+  char source[256];            /* file it came from, or "(defaults)" */
+  sfc_profile_t device;        /* effective device fields (profile + overrides) */
+  uint64_t budget_bytes;       /* device memory the plan may use; default memory_bytes */
+
+  struct {
+    sfc_sched_policy_t policy; /* default window */
+    bool window_auto;          /* window: auto (default) */
+    uint64_t window_bytes;     /* when !window_auto */
+    uint32_t prefetch_limit;   /* max ops a swap-in may run ahead, 0 = unlimited */
+  } scheduler;
+
+  struct {
+    sfc_tiling_mode_t mode;    /* default auto */
+    uint32_t max_tiles;        /* per segment, default 1024 */
+    uint32_t min_tile;         /* smallest spatial tile extent, default 16 */
+  } tiling;
+
+  struct {
+    char algorithm[SFC_NAME_BYTES]; /* default "auto" */
+    uint32_t mip_max_blocks;   /* the MIP runs only up to this many blocks, default 30 */
+    double time_limit_s;       /* per packing, default 10 */
+  } packer;
+
+  struct {
+    uint64_t staging_budget_bytes; /* pinned host staging limit, 0 = unlimited */
+  } host;
+} sfc_config_t;
+
+/* Built-in device profiles. */
+const sfc_profile_t *sfc_profiles(size_t *out_count);
+const sfc_profile_t *sfc_profile_find(const char *name); /* NULL when unknown */
+
+/* Fills cfg with the defaults (profile h200-pcie5, budget = its memory). */
+void sfc_config_defaults(sfc_config_t *cfg);
+
+/* Applies a YAML config on top of *cfg (which the caller initialised, normally with
+ * sfc_config_defaults). On error *cfg is unchanged and err says "file:line:col: why".
+ * `filename` is only used in messages. */
+sfc_status_t sfc_config_load_buffer(const char *data, size_t bytes, const char *filename,
+                                    sfc_config_t *cfg, sfc_error_t *err);
+sfc_status_t sfc_config_load_file(const char *path, sfc_config_t *cfg, sfc_error_t *err);
+
+/* Writes cfg as a complete config v1 YAML document (loadable again, same values). */
+void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out);
+
+const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
+const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);
+
+#endif /* SFC_CONFIG_H */

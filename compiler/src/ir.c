@@ -1,0 +1,24 @@
+/* ir.c — lifetime of the IR and the graph. Everything lives in pools. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sfc_ir_init(sfc_ir_t *ir, sfc_graph_t *graph, const sfc_config_t *config) {
+  memset(ir, 0, sizeof *ir);
+  ir->graph = graph;
+  ir->config = config;
+}
+
+void sfc_ir_deinit(sfc_ir_t *ir) {
+  sfc_pool_free_all(&ir->pool);
+  memset(ir, 0, sizeof *ir);
+}
+
+void sfc_graph_destroy(sfc_graph_t *graph) {
+  if (!graph)
+    return;
+  sfc_pool_t pool = graph->pool; /* the graph struct itself may live in its own pool */
+  sfc_pool_free_all(&pool);
+  free(graph);
+}

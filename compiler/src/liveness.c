@@ -1,0 +1,1 @@
+/* liveness.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* load_config.c — placeholder, being written. */

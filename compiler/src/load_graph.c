@@ -1,0 +1,1 @@
+/* load_graph.c — placeholder, being written. */

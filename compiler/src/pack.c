@@ -1,0 +1,1 @@
+/* pack.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* pack_greedy.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* pass_blocks.c — placeholder, being written. */

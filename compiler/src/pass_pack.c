@@ -1,0 +1,1 @@
+/* pass_pack.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* pass_steps.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* pipeline.c — placeholder, being written. */

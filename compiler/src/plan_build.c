@@ -1,0 +1,1 @@
+/* plan_build.c — placeholder, being written. */

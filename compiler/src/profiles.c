@@ -1,0 +1,1 @@
+/* profiles.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* report.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* units.c — placeholder, being written. */

@@ -1,0 +1,34 @@
+/* units.h — parse and print sizes, rates and durations with units.
+ *
+ *   sizes:     "16GiB" "16 GiB" "1.5GB" "256" (bytes) "4KiB" "2MB"   -> bytes
+ *              binary: KiB MiB GiB TiB PiB; decimal: kB KB MB GB TB PB; B
+ *   rates:     "55GB/s" "25.6 GiB/s" "1e9B/s"                         -> bytes per second
+ *   durations: "10us" "1.5ms" "2s" "250ns" "0"                        -> seconds
+ *
+ * Parsing is strict: the whole string must be consumed, the value finite and
+ * non-negative, a size integral in bytes and <= 2^60. On failure the functions
+ * return false and write a short reason ("unknown unit 'GBs'") into why.
+ */
+#ifndef SFC_UNITS_H
+#define SFC_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+bool sfc_parse_size(const char *text, uint64_t *out_bytes, char *why, size_t why_bytes);
+bool sfc_parse_rate(const char *text, double *out_bytes_per_s, char *why, size_t why_bytes);
+bool sfc_parse_duration(const char *text, double *out_seconds, char *why, size_t why_bytes);
+
+/* Human form with a binary unit and 2 decimals: "16.00 GiB", "512 B". Returns buf. */
+const char *sfc_format_size(uint64_t bytes, char *buf, size_t buf_bytes);
+
+/* Exact form that sfc_parse_size reads back to the same value: "16GiB", "1000000B". */
+const char *sfc_format_size_exact(uint64_t bytes, char *buf, size_t buf_bytes);
+
+/* "55GB/s", "10us": forms sfc_parse_rate / sfc_parse_duration read back exactly
+ * (%.17g mantissa where needed). */
+const char *sfc_format_rate(double bytes_per_s, char *buf, size_t buf_bytes);
+const char *sfc_format_duration(double seconds, char *buf, size_t buf_bytes);
+
+#endif /* SFC_UNITS_H */

@@ -1,0 +1,1 @@
+/* verify.c — placeholder, being written. */

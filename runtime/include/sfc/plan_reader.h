@@ -1,0 +1,60 @@
+/* sfc/plan_reader.h — load and validate a plan file (format v1).
+ *
+ *   sfc_error_t err;
+ *   sfcrt_plan_t *plan;
+ *   if (sfcrt_plan_load_file("resnet.plan", NULL, &plan, &err) != SFC_OK) {
+ *     fprintf(stderr, "%s\n", err.message);   // e.g. "section BLOCKS: CRC-32 mismatch ..."
+ *     return 1;
+ *   }
+ *   const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+ *   printf("arena %llu bytes, %u steps\n", (unsigned long long)v->header.arena_bytes,
+ *          v->step_count);
+ *   sfcrt_plan_destroy(plan);
+ *
+ * Loading validates everything once so replay can trust the plan blindly:
+ *  - structure: magic, version, endianness and float checks, header and section
+ *    table CRC-32, every section's bounds, 64-byte alignment and CRC-32, record
+ *    sizes, counts below the SFC_PLAN_MAX_* limits, all overflow-checked;
+ *  - references: every string, tensor, op, block, step, swap, segment and box index
+ *    in range;
+ *  - semantics: every device block's offset + bytes <= arena_bytes and offset a
+ *    multiple of the alignment; no two device blocks whose step ranges intersect
+ *    share a byte (likewise host blocks); each step's operands name blocks of the
+ *    right tensor that are live at that step; dependencies point backwards in issue
+ *    order; swaps move between blocks of their tensor.
+ * The first violation found is reported, one line, naming the section, record and
+ * field. The plan object owns a private copy of the data; the caller's buffer may
+ * be freed after a load from memory.
+ */
+#ifndef SFC_PLAN_READER_H
+#define SFC_PLAN_READER_H
+
+#include "sfc/allocator.h"
+#include "sfc/plan_format.h"
+#include "sfc/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sfcrt_plan sfcrt_plan_t;
+
+/* Load from memory. alloc may be NULL (libc). On failure *out_plan is NULL. */
+sfc_status_t sfcrt_plan_load_buffer(const void *data, size_t bytes, const sfc_allocator_t *alloc,
+                                    sfcrt_plan_t **out_plan, sfc_error_t *err);
+
+/* Load from a file (read whole, then as above). */
+sfc_status_t sfcrt_plan_load_file(const char *path, const sfc_allocator_t *alloc,
+                                  sfcrt_plan_t **out_plan, sfc_error_t *err);
+
+/* The validated contents. Valid until sfcrt_plan_destroy. */
+const sfc_plan_view_t *sfcrt_plan_view(const sfcrt_plan_t *plan);
+
+/* Frees the plan; NULL is a no-op. */
+void sfcrt_plan_destroy(sfcrt_plan_t *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFC_PLAN_READER_H */

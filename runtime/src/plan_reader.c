@@ -1,0 +1,1 @@
+/* plan_reader.c — placeholder, being written. */

@@ -1,1 +1,255 @@
-/* cmd_inspect.c — placeholder, being written. */
+/* cmd_inspect.c — `sfc inspect` (what is in a plan) and `sfc verify` (is it valid).
+ *
+ * Both load the plan through the runtime's reader, which validates the file on its
+ * own (structure, CRCs, references, overlaps); verify then runs the compiler's
+ * independent verifier (verify.c) and the budget check on top. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "sfc/plan_reader.h"
+#include "units.h"
+#include "verify.h"
+
+/* ---- inspect ------------------------------------------------------------------ */
+
+static const char inspect_help[] =
+    "usage: sfc inspect PLAN [--json] [--blocks] [--steps]\n"
+    "\n"
+    "Shows what a plan holds: header, source graph, arena sizes, section counts;\n"
+    "--blocks lists every device block (tensor, offset, bytes, live steps), --steps\n"
+    "every step with its op. --json prints one JSON object instead: arena_bytes,\n"
+    "host_arena_bytes, budget_bytes, alignment, graph, profile, counts, and the\n"
+    "arrays tensors, blocks and steps (always complete).\n"
+    "\n"
+    "example:\n"
+    "  sfc inspect cnn.plan --blocks\n"
+    "  sfc inspect cnn.plan --json | python3 -m json.tool\n";
+
+static const char *block_flags(uint32_t f, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s%s%s", f & SFC_BLOCK_PERSISTENT ? "persistent " : "",
+           f & SFC_BLOCK_SWAPPED_IN ? "swapped-in " : "",
+           f & SFC_BLOCK_EXTERNAL ? "external " : "");
+  size_t n = strlen(buf);
+  if (n)
+    buf[n - 1] = '\0';
+  return buf;
+}
+
+static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, bool steps) {
+  const sfc_plan_header_t *h = &v->header;
+  char a[32], b[32];
+  printf("%s: sfc plan %u.%u, %s\n", path, h->version_major, h->version_minor,
+         sfc_plan_string(v, v->meta.generator));
+  printf("  graph             %s (%u ops, %u tensors)\n", sfc_plan_string(v, v->meta.graph_name),
+         v->meta.graph_op_count, v->meta.graph_tensor_count);
+  printf("  profile           %s\n", sfc_plan_string(v, v->meta.profile_name));
+  printf("  arena             %s (%" PRIu64 " B), alignment %u\n",
+         sfc_format_size(h->arena_bytes, a, sizeof a), h->arena_bytes, h->alignment);
+  printf("  budget            %s%s\n", sfc_format_size(h->budget_bytes, a, sizeof a),
+         h->flags & SFC_PLAN_OVER_BUDGET ? " (over budget)" : "");
+  printf("  host arena        %s\n", sfc_format_size(h->host_arena_bytes, a, sizeof a));
+  printf("  in-core peak      %s\n", sfc_format_size(v->meta.in_core_peak_bytes, a, sizeof a));
+  printf("  lower bound       %s (arena/lower bound %.4f)\n",
+         sfc_format_size(v->meta.lower_bound_bytes, b, sizeof b),
+         v->meta.lower_bound_bytes ? (double)h->arena_bytes / (double)v->meta.lower_bound_bytes
+                                   : 1.0);
+  printf("  sections          %u tensors, %u ops, %u blocks, %u host blocks, %u steps,\n"
+         "                    %u swaps, %u deps, %u segments, %u boxes\n",
+         v->tensor_count, v->op_count, v->block_count, v->host_block_count, v->step_count,
+         v->swap_count, v->dep_count, v->segment_count, v->box_count);
+  if (blocks) {
+    printf("\n  %6s %8s %-28s %14s %14s %13s  %s\n", "block", "tensor", "name", "offset", "bytes",
+           "steps", "flags");
+    for (uint32_t i = 0; i < v->block_count; i++) {
+      const sfc_plan_block_t *x = &v->blocks[i];
+      char steps_s[32], fl[64];
+      snprintf(steps_s, sizeof steps_s, "[%u, %u]", x->first_step, x->last_step);
+      printf("  %6u %8" PRId64 " %-28.28s %14" PRIu64 " %14" PRIu64 " %13s  %s\n", i,
+             v->tensors[x->tensor].graph_id, sfc_plan_string(v, v->tensors[x->tensor].name),
+             x->offset, x->bytes, steps_s, block_flags(x->flags, fl, sizeof fl));
+    }
+  }
+  if (steps) {
+    printf("\n  %6s %6s %-20s %-28s %s\n", "step", "op", "type", "name", "phase");
+    for (uint32_t s = 0; s < v->step_count; s++) {
+      const sfc_plan_op_t *op = &v->ops[v->steps[s].op];
+      printf("  %6u %6" PRId64 " %-20.20s %-28.28s %s\n", s, op->graph_id,
+             sfc_plan_string(v, op->type), sfc_plan_string(v, op->name), sfc_phase_name(op->phase));
+    }
+  }
+}
+
+static bool add_num(cJSON *o, const char *k, double x) {
+  return cJSON_AddNumberToObject(o, k, x) != NULL;
+}
+
+/* Sizes above 2^53 lose precision as JSON numbers; plans are bounded far below. */
+static cJSON *to_json(const sfc_plan_view_t *v) {
+  cJSON *root = cJSON_CreateObject(), *arr, *o;
+  bool ok = root != NULL;
+  ok = ok && cJSON_AddStringToObject(root, "format", "sfc-plan-inspect");
+  ok = ok && add_num(root, "version_major", v->header.version_major);
+  ok = ok && add_num(root, "version_minor", v->header.version_minor);
+  ok = ok && cJSON_AddStringToObject(root, "graph", sfc_plan_string(v, v->meta.graph_name));
+  ok = ok && cJSON_AddStringToObject(root, "profile", sfc_plan_string(v, v->meta.profile_name));
+  ok = ok && add_num(root, "arena_bytes", (double)v->header.arena_bytes);
+  ok = ok && add_num(root, "host_arena_bytes", (double)v->header.host_arena_bytes);
+  ok = ok && add_num(root, "budget_bytes", (double)v->header.budget_bytes);
+  ok = ok &&
+       cJSON_AddBoolToObject(root, "over_budget", (v->header.flags & SFC_PLAN_OVER_BUDGET) != 0);
+  ok = ok && add_num(root, "alignment", v->header.alignment);
+  ok = ok && add_num(root, "in_core_peak_bytes", (double)v->meta.in_core_peak_bytes);
+  ok = ok && add_num(root, "lower_bound_bytes", (double)v->meta.lower_bound_bytes);
+  ok = ok && add_num(root, "step_count", v->step_count);
+  ok = ok && (arr = cJSON_AddArrayToObject(root, "tensors")) != NULL;
+  for (uint32_t t = 0; ok && t < v->tensor_count; t++) {
+    const sfc_plan_tensor_t *x = &v->tensors[t];
+    ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(arr, o);
+    ok = ok && add_num(o, "index", t) && add_num(o, "id", (double)x->graph_id);
+    ok = ok && cJSON_AddStringToObject(o, "name", sfc_plan_string(v, x->name));
+    ok = ok && cJSON_AddStringToObject(o, "kind", sfc_tensor_kind_name(x->kind));
+    ok = ok && add_num(o, "bytes", (double)x->bytes);
+  }
+  ok = ok && (arr = cJSON_AddArrayToObject(root, "blocks")) != NULL;
+  for (uint32_t i = 0; ok && i < v->block_count; i++) {
+    const sfc_plan_block_t *x = &v->blocks[i];
+    ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(arr, o);
+    ok = ok && add_num(o, "index", i) && add_num(o, "tensor", x->tensor);
+    ok = ok && add_num(o, "tensor_id", (double)v->tensors[x->tensor].graph_id);
+    ok = ok && cJSON_AddStringToObject(o, "name", sfc_plan_string(v, v->tensors[x->tensor].name));
+    ok = ok && add_num(o, "offset", (double)x->offset) && add_num(o, "bytes", (double)x->bytes);
+    ok = ok && add_num(o, "first_step", x->first_step) && add_num(o, "last_step", x->last_step);
+    ok = ok && cJSON_AddBoolToObject(o, "persistent", (x->flags & SFC_BLOCK_PERSISTENT) != 0);
+    ok = ok && cJSON_AddBoolToObject(o, "swapped_in", (x->flags & SFC_BLOCK_SWAPPED_IN) != 0);
+  }
+  ok = ok && (arr = cJSON_AddArrayToObject(root, "steps")) != NULL;
+  for (uint32_t s = 0; ok && s < v->step_count; s++) {
+    const sfc_plan_op_t *op = &v->ops[v->steps[s].op];
+    ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(arr, o);
+    ok = ok && add_num(o, "step", s) && add_num(o, "op_id", (double)op->graph_id);
+    ok = ok && cJSON_AddStringToObject(o, "op", sfc_plan_string(v, op->name));
+    ok = ok && cJSON_AddStringToObject(o, "type", sfc_plan_string(v, op->type));
+    ok = ok && cJSON_AddStringToObject(o, "phase", sfc_phase_name(op->phase));
+    cJSON *blocks = ok ? cJSON_AddArrayToObject(o, "blocks") : NULL;
+    ok = ok && blocks;
+    uint32_t m = (uint32_t)op->input_count + op->output_count + op->temp_count;
+    for (uint32_t k = 0; ok && k < m; k++) {
+      cJSON *n = cJSON_CreateNumber(v->step_operands[v->steps[s].operand_begin + k]);
+      ok = n && cJSON_AddItemToArray(blocks, n);
+    }
+  }
+  if (!ok) {
+    cJSON_Delete(root);
+    return NULL;
+  }
+  return root;
+}
+
+static int run_inspect(int argc, char **argv) {
+  const char *path = NULL;
+  bool json = false, blocks = false, steps = false;
+  for (int i = 1; i < argc; i++) {
+    if (sfc_cli_is_help(argv[i]))
+      return sfc_cli_print_help(&sfc_cmd_inspect);
+    if (strcmp(argv[i], "--json") == 0)
+      json = true;
+    else if (strcmp(argv[i], "--blocks") == 0)
+      blocks = true;
+    else if (strcmp(argv[i], "--steps") == 0)
+      steps = true;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return sfc_cli_usage("inspect", "unknown option '%s'", argv[i]);
+    else if (path)
+      return sfc_cli_usage("inspect", "more than one plan given");
+    else
+      path = argv[i];
+  }
+  if (!path)
+    return sfc_cli_usage("inspect", "no plan given");
+  sfc_error_t err = {0};
+  sfcrt_plan_t *plan;
+  if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
+  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+  int rc = SFC_EXIT_OK;
+  if (json) {
+    cJSON *root = to_json(v);
+    char *text = root ? cJSON_Print(root) : NULL;
+    if (text) {
+      puts(text);
+    } else {
+      fprintf(stderr, "sfc: out of memory printing %s as JSON\n", path);
+      rc = SFC_EXIT_INTERNAL;
+    }
+    free(text);
+    cJSON_Delete(root);
+  } else {
+    print_text(path, v, blocks, steps);
+  }
+  sfcrt_plan_destroy(plan);
+  return rc;
+}
+
+const sfc_command_t sfc_cmd_inspect = {"inspect", "inspect PLAN [--json]: what a plan holds",
+                                       inspect_help, run_inspect};
+
+/* ---- verify ------------------------------------------------------------------- */
+
+static const char verify_help[] =
+    "usage: sfc verify PLAN\n"
+    "\n"
+    "Checks a plan twice, independently: the runtime's loader validates the file\n"
+    "(magic, version, CRC-32s, bounds, references, no two live blocks sharing\n"
+    "bytes), then the compiler's verifier re-checks the invariants (every use\n"
+    "resident, swaps and dependencies ordered, block reuse waits for earlier\n"
+    "occupants) and the budget (arena <= budget).\n"
+    "\n"
+    "example:\n"
+    "  sfc verify cnn.plan\n"
+    "\n"
+    "exit status: 0 valid; 1 well-formed but violates an invariant or the budget;\n"
+    "             2 not a readable plan (corrupt, truncated, wrong version)\n";
+
+static int run_verify(int argc, char **argv) {
+  const char *path = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (sfc_cli_is_help(argv[i]))
+      return sfc_cli_print_help(&sfc_cmd_verify);
+    if (argv[i][0] == '-' && argv[i][1])
+      return sfc_cli_usage("verify", "unknown option '%s'", argv[i]);
+    if (path)
+      return sfc_cli_usage("verify", "more than one plan given");
+    path = argv[i];
+  }
+  if (!path)
+    return sfc_cli_usage("verify", "no plan given");
+  sfc_error_t err = {0};
+  sfcrt_plan_t *plan;
+  if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
+  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+  sfc_verify_stats_t stats;
+  sfc_status_t st = sfc_verify_plan(v, true, &stats, &err);
+  if (st != SFC_OK) {
+    sfc_error_prefix(&err, path);
+    sfcrt_plan_destroy(plan);
+    return sfc_cli_fail(&err);
+  }
+  char a[32], b[32];
+  printf("%s: ok: %u steps, %u blocks, %u swaps; arena %s within budget %s; "
+         "%" PRIu64 " block reuses ordered\n",
+         path, stats.steps, stats.blocks, stats.swaps,
+         sfc_format_size(v->header.arena_bytes, a, sizeof a),
+         v->header.budget_bytes ? sfc_format_size(v->header.budget_bytes, b, sizeof b) : "(none)",
+         stats.reuse_checks);
+  sfcrt_plan_destroy(plan);
+  return SFC_EXIT_OK;
+}
+
+const sfc_command_t sfc_cmd_verify = {"verify", "verify PLAN: check a plan independently",
+                                      verify_help, run_verify};

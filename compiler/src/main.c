@@ -1,1 +1,128 @@
-/* main.c — placeholder, being written. */
+/* main.c — `sfc`: the command-line front end. Parses the command name and hands the
+ * rest to the command's file (cmd_*.c). See `sfc help` and docs/cli.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sfc/plan_format.h"
+
+static const sfc_command_t *const commands[] = {&sfc_cmd_compile, &sfc_cmd_inspect, &sfc_cmd_verify,
+                                                &sfc_cmd_config};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+int sfc_cli_exit_code(sfc_status_t status) {
+  switch (status) {
+    case SFC_OK:
+      return SFC_EXIT_OK;
+    case SFC_ERR_DOES_NOT_FIT:
+    case SFC_ERR_VERIFY:
+    case SFC_ERR_INTEGRITY:
+      return SFC_EXIT_FAIL;
+    case SFC_ERR_INTERNAL:
+    case SFC_ERR_OUT_OF_MEMORY:
+      return SFC_EXIT_INTERNAL;
+    default:
+      return SFC_EXIT_BAD_INPUT;
+  }
+}
+
+int sfc_cli_fail(const sfc_error_t *err) {
+  fprintf(stderr, "sfc: %s\n", err->message);
+  return sfc_cli_exit_code(err->status);
+}
+
+int sfc_cli_usage(const char *cmd, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "sfc %s: %s (try 'sfc help %s')\n", cmd, msg, cmd);
+  return SFC_EXIT_BAD_INPUT;
+}
+
+bool sfc_cli_option(int argc, char **argv, int *i, const char *long_name, const char *short_name,
+                    const char **value) {
+  const char *a = argv[*i];
+  size_t n = long_name ? strlen(long_name) : 0;
+  if (long_name && strncmp(a, long_name, n) == 0 && a[n] == '=') {
+    *value = a + n + 1;
+    return true;
+  }
+  if ((long_name && strcmp(a, long_name) == 0) || (short_name && strcmp(a, short_name) == 0)) {
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
+  }
+  return false;
+}
+
+bool sfc_cli_is_help(const char *arg) {
+  return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int sfc_cli_print_help(const sfc_command_t *cmd) {
+  fputs(cmd->help, stdout);
+  return SFC_EXIT_OK;
+}
+
+static void print_usage(FILE *out) {
+  fprintf(out,
+          "sfc %s — plan the memory of a training iteration offline, replay it exactly.\n"
+          "\n"
+          "usage: sfc <command> [options]\n"
+          "\n"
+          "commands:\n",
+          SFC_VERSION_STRING);
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+  fprintf(out, "  %-9s %s\n", "help", "help [COMMAND]: this text, or one command's help");
+  fprintf(out,
+          "\n"
+          "example:\n"
+          "  sfc compile model.json --budget 16GiB -o model.plan   # plan one iteration\n"
+          "  sfc verify model.plan                                  # check it independently\n"
+          "  sfc inspect model.plan --json                          # every block's offset\n"
+          "\n"
+          "exit status: 0 ok, 1 plan does not fit / verification failed,\n"
+          "             2 bad input or usage, 3 internal error or out of memory\n"
+          "docs: docs/cli.md, docs/graph-format.md, docs/config-format.md, docs/plan-format.md\n");
+}
+
+static const sfc_command_t *find_command(const char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(commands[i]->name, name) == 0)
+      return commands[i];
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return SFC_EXIT_BAD_INPUT;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    printf("sfc %s (plan format %d.%d)\n", SFC_VERSION_STRING, SFC_PLAN_VERSION_MAJOR,
+           SFC_PLAN_VERSION_MINOR);
+    return SFC_EXIT_OK;
+  }
+  if (sfc_cli_is_help(name) || strcmp(name, "help") == 0) {
+    if (argc > 2 && strcmp(name, "help") == 0) {
+      const sfc_command_t *cmd = find_command(argv[2]);
+      if (!cmd) {
+        fprintf(stderr, "sfc: unknown command '%s' (try 'sfc help')\n", argv[2]);
+        return SFC_EXIT_BAD_INPUT;
+      }
+      return sfc_cli_print_help(cmd);
+    }
+    print_usage(stdout);
+    return SFC_EXIT_OK;
+  }
+  const sfc_command_t *cmd = find_command(name);
+  if (!cmd) {
+    fprintf(stderr, "sfc: unknown command '%s' (try 'sfc help')\n", name);
+    return SFC_EXIT_BAD_INPUT;
+  }
+  return cmd->run(argc - 1, argv + 1);
+}

@@ -1,1 +1,208 @@
-/* pack.c — placeholder, being written. */
+/* pack.c — the packer registry, problem validation, lower bound and the
+ * independent packing checker every packing goes through (see pack.h).
+ *
+ * Lower bound: sort the 2n lifetime events by time, frees before allocations at
+ * equal times (lifetimes are half-open), and keep a running sum. O(n log n).
+ *
+ * Check: the same sweep, keeping the live blocks in an ordered set by offset. When
+ * a block starts, only its two neighbours in offset order can overlap it if the
+ * live set was overlap-free so far, so each start costs O(log n). O(n log n).
+ */
+#include "pack.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oset.h"
+
+static const sfc_packer_t packers[] = {
+    {"greedy-size", "by size descending, each at the lowest offset free over its lifetime",
+     sfc_pack_greedy_size},
+};
+
+const sfc_packer_t *sfc_packers(size_t *out_count) {
+  *out_count = sizeof packers / sizeof packers[0];
+  return packers;
+}
+
+const sfc_packer_t *sfc_packer_find(const char *name) {
+  size_t n;
+  const sfc_packer_t *all = sfc_packers(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(all[i].name, name) == 0)
+      return &all[i];
+  return NULL;
+}
+
+/* A lifetime event: time, then kind (0 = free, 1 = alloc) so frees sort first. */
+typedef struct event {
+  int64_t time;
+  uint32_t kind;
+  uint32_t block;
+} event_t;
+
+static int event_cmp(const void *pa, const void *pb) {
+  const event_t *a = pa, *b = pb;
+  if (a->time != b->time)
+    return a->time < b->time ? -1 : 1;
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  return a->block < b->block ? -1 : (a->block > b->block);
+}
+
+static event_t *sorted_events(const sfc_pack_problem_t *p) {
+  if (p->count > SIZE_MAX / 2 / sizeof(event_t))
+    return NULL;
+  event_t *ev = malloc((p->count ? p->count : 1) * 2 * sizeof *ev);
+  if (!ev)
+    return NULL;
+  for (size_t i = 0; i < p->count; i++) {
+    ev[2 * i] = (event_t){p->blocks[i].start, 1, (uint32_t)i};
+    ev[2 * i + 1] = (event_t){p->blocks[i].end, 0, (uint32_t)i};
+  }
+  qsort(ev, p->count * 2, sizeof *ev, event_cmp);
+  return ev;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) {
+  return (x + a - 1) & ~(a - 1);
+}
+
+uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *p) {
+  event_t *ev = sorted_events(p);
+  if (!ev)
+    return 0;
+  uint64_t a = p->alignment ? p->alignment : 1, live = 0, peak = 0;
+  for (size_t i = 0; i < p->count * 2; i++) {
+    uint64_t size = align_up(p->blocks[ev[i].block].size, a);
+    if (ev[i].kind == 1) {
+      live += size;
+      if (live > peak)
+        peak = live;
+    } else {
+      live -= size;
+    }
+  }
+  free(ev);
+  return peak;
+}
+
+sfc_status_t sfc_pack_check(const sfc_pack_problem_t *p, uint64_t *out_peak, uint32_t out_pair[2],
+                            sfc_error_t *err) {
+  uint64_t a = p->alignment ? p->alignment : 1, peak = 0;
+  if (out_pair)
+    out_pair[0] = out_pair[1] = UINT32_MAX;
+  for (size_t i = 0; i < p->count; i++) {
+    const sfc_pack_block_t *b = &p->blocks[i];
+    if (b->offset % a != 0)
+      return sfc_error_set(err, SFC_ERR_VERIFY,
+                           "block %zu: offset %" PRIu64
+                           " is not a multiple of the alignment %" PRIu64,
+                           i, b->offset, a);
+    if (b->offset > UINT64_MAX - b->size)
+      return sfc_error_set(err, SFC_ERR_VERIFY, "block %zu: offset + size overflows", i);
+    if (b->offset + b->size > peak)
+      peak = b->offset + b->size;
+  }
+  if (p->count > UINT32_MAX - 1)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "too many blocks to check (%zu)", p->count);
+  event_t *ev = sorted_events(p);
+  sfc_oset_t live;
+  if (!ev || !sfc_oset_init(&live, (uint32_t)p->count)) {
+    free(ev);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory checking %zu blocks", p->count);
+  }
+  sfc_status_t st = SFC_OK;
+  for (size_t i = 0; i < p->count * 2 && st == SFC_OK; i++) {
+    uint32_t id = ev[i].block;
+    const sfc_pack_block_t *b = &p->blocks[id];
+    if (ev[i].kind == 0) {
+      sfc_oset_erase(&live, b->offset, id);
+      continue;
+    }
+    uint32_t nb[2] = {sfc_oset_prev(&live, b->offset, id), sfc_oset_next(&live, b->offset, id)};
+    for (int k = 0; k < 2 && st == SFC_OK; k++) {
+      if (nb[k] == SFC_OSET_NONE)
+        continue;
+      const sfc_pack_block_t *o = &p->blocks[nb[k]];
+      if (b->offset < o->offset + o->size && o->offset < b->offset + b->size) {
+        if (out_pair) {
+          out_pair[0] = nb[k];
+          out_pair[1] = id;
+        }
+        st = sfc_error_set(err, SFC_ERR_VERIFY,
+                           "blocks %u [%" PRIu64 ", %" PRIu64 ") and %u [%" PRIu64 ", %" PRIu64
+                           ") overlap in bytes while both live at time %" PRId64,
+                           nb[k], o->offset, o->offset + o->size, id, b->offset,
+                           b->offset + b->size, b->start);
+      }
+    }
+    sfc_oset_insert(&live, b->offset, id);
+  }
+  sfc_oset_deinit(&live);
+  free(ev);
+  if (st == SFC_OK && out_peak)
+    *out_peak = peak;
+  return st;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static sfc_status_t validate(const sfc_pack_problem_t *p, sfc_error_t *err) {
+  uint64_t a = p->alignment;
+  if (a == 0 || (a & (a - 1)) != 0)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                         "alignment %" PRIu64 " is not a power of two", a);
+  if (p->count > 0 && !p->blocks)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "no block array for %zu blocks", p->count);
+  uint64_t total = 0;
+  for (size_t i = 0; i < p->count; i++) {
+    const sfc_pack_block_t *b = &p->blocks[i];
+    if (b->size == 0)
+      return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "block %zu: size is 0", i);
+    if (b->end <= b->start)
+      return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                           "block %zu: lifetime [%" PRId64 ", %" PRId64 ") is empty", i, b->start,
+                           b->end);
+    if (b->size > (UINT64_C(1) << 62) || total + align_up(b->size, a) > (UINT64_C(1) << 62))
+      return sfc_error_set(err, SFC_ERR_LIMIT, "block %zu: sizes sum past 2^62 bytes", i);
+    total += align_up(b->size, a);
+  }
+  return SFC_OK;
+}
+
+sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
+                          const sfc_pack_options_t *opt, sfc_pack_result_t *out, sfc_error_t *err) {
+  static const sfc_pack_options_t defaults = {0};
+  const sfc_packer_t *packer = sfc_packer_find(algorithm);
+  if (!packer)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "unknown packer '%s'", algorithm);
+  SFC_TRY(validate(problem, err));
+  memset(out, 0, sizeof *out);
+  double t0 = now_seconds();
+  SFC_TRY(packer->fn(problem, opt ? opt : &defaults, out, err));
+  out->seconds = now_seconds() - t0;
+  out->lower_bound = sfc_pack_lower_bound(problem);
+  if (!out->algorithm)
+    out->algorithm = packer->name;
+  uint64_t peak;
+  sfc_status_t st = sfc_pack_check(problem, &peak, NULL, err);
+  if (st != SFC_OK) {
+    sfc_error_prefix(err, out->algorithm);
+    if (st == SFC_ERR_VERIFY && err)
+      err->status = SFC_ERR_INTERNAL; /* a packer bug, not bad input */
+    return st == SFC_ERR_VERIFY ? SFC_ERR_INTERNAL : st;
+  }
+  if (peak != out->peak)
+    return sfc_error_set(err, SFC_ERR_INTERNAL, "%s: reported peak %" PRIu64 ", actual %" PRIu64,
+                         out->algorithm, out->peak, peak);
+  if (peak == out->lower_bound)
+    out->optimal = true;
+  return SFC_OK;
+}

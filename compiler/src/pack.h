@@ -36,22 +36,22 @@ typedef struct sfc_pack_block {
 typedef struct sfc_pack_problem {
   sfc_pack_block_t *blocks; /* [count] */
   size_t count;
-  uint64_t alignment;       /* >= 1, power of two */
-  uint64_t capacity;        /* the peak a packer should reach (a hint), 0 = none */
+  uint64_t alignment; /* >= 1, power of two */
+  uint64_t capacity;  /* the peak a packer should reach (a hint), 0 = none */
 } sfc_pack_problem_t;
 
 typedef struct sfc_pack_options {
-  double time_limit_s;      /* for exact and anytime packers; <= 0: their default */
-  uint32_t mip_max_blocks;  /* "auto" tries the MIP only up to this many blocks */
-  int verbose;              /* > 0: progress lines on stderr */
+  double time_limit_s;     /* for exact and anytime packers; <= 0: their default */
+  uint32_t mip_max_blocks; /* "auto" tries the MIP only up to this many blocks */
+  int verbose;             /* > 0: progress lines on stderr */
 } sfc_pack_options_t;
 
 typedef struct sfc_pack_result {
-  uint64_t peak;            /* max(offset + size), 0 for no blocks */
-  uint64_t lower_bound;     /* max over time of live bytes (aligned sizes) */
-  bool optimal;             /* peak proven minimal (peak == lower_bound, or exact solver) */
-  double seconds;           /* wall time */
-  const char *algorithm;    /* name of the packer that produced the offsets */
+  uint64_t peak;         /* max(offset + size), 0 for no blocks */
+  uint64_t lower_bound;  /* max over time of live bytes (aligned sizes) */
+  bool optimal;          /* peak proven minimal (peak == lower_bound, or exact solver) */
+  double seconds;        /* wall time */
+  const char *algorithm; /* name of the packer that produced the offsets */
 } sfc_pack_result_t;
 
 /* A packer: writes every blocks[i].offset and *out (peak, optimal, algorithm). The
@@ -60,8 +60,8 @@ typedef sfc_status_t (*sfc_packer_fn)(sfc_pack_problem_t *problem, const sfc_pac
                                       sfc_pack_result_t *out, sfc_error_t *err);
 
 typedef struct sfc_packer {
-  const char *name;         /* "greedy-size" */
-  const char *summary;      /* one line for --help */
+  const char *name;    /* "greedy-size" */
+  const char *summary; /* one line for --help */
   sfc_packer_fn fn;
 } sfc_packer_t;
 
@@ -80,9 +80,11 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
 uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *problem);
 
 /* Independent check of a packing: alignment, no overlap in time and bytes, peak.
- * Returns SFC_ERR_VERIFY naming the two blocks that collide. O(n log n + k). */
+ * Returns SFC_ERR_VERIFY naming the two blocks that collide (also stored in
+ * out_pair when it is not NULL; UINT32_MAX when the failure is not a pair).
+ * O(n log n). */
 sfc_status_t sfc_pack_check(const sfc_pack_problem_t *problem, uint64_t *out_peak,
-                            sfc_error_t *err);
+                            uint32_t out_pair[2], sfc_error_t *err);
 
 /* The first packer (TFLite Micro's greedy-by-size): blocks by size descending (ties:
  * earlier start, then index), each at the lowest aligned offset that collides with

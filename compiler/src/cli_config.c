@@ -1,0 +1,49 @@
+/* cli_config.c — the configuration a command runs with: built-in defaults, then
+ * the -c file, then command-line overrides (--profile, --budget, --packer). */
+#include <string.h>
+
+#include "cli_config.h"
+#include "pack.h"
+#include "units.h"
+
+sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *cfg,
+                                 sfc_error_t *err) {
+  sfc_config_defaults(cfg);
+  if (a->file)
+    SFC_TRY(sfc_config_load_file(a->file, cfg, err));
+  if (a->profile) {
+    const sfc_profile_t *p = sfc_profile_find(a->profile);
+    if (!p)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--profile: unknown profile '%s' (see 'sfc config --profiles')",
+                           a->profile);
+    cfg->device = *p;
+    cfg->budget_bytes = p->memory_bytes; /* a profile brings its own memory */
+  }
+  if (a->budget) {
+    char why[128];
+    uint64_t bytes;
+    if (!sfc_parse_size(a->budget, &bytes, why, sizeof why))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--budget: %s", why);
+    if (bytes == 0)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--budget: a budget of 0 bytes fits nothing");
+    cfg->budget_bytes = bytes;
+  }
+  if (a->packer) {
+    if (strlen(a->packer) >= sizeof cfg->packer.algorithm)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--packer: name too long");
+    strcpy(cfg->packer.algorithm, a->packer);
+  }
+  if (strcmp(cfg->packer.algorithm, "auto") != 0 && !sfc_packer_find(cfg->packer.algorithm)) {
+    char list[256] = "auto";
+    size_t n;
+    const sfc_packer_t *all = sfc_packers(&n);
+    for (size_t i = 0; i < n; i++) {
+      strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, all[i].name, sizeof list - strlen(list) - 1);
+    }
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "%s: unknown packer '%s' (expected one of: %s)",
+                         a->packer ? "--packer" : "packer.algorithm", cfg->packer.algorithm, list);
+  }
+  return SFC_OK;
+}

@@ -1,0 +1,17 @@
+/* cli_config.h — load the effective config for a command (see cli_config.c). */
+#ifndef SFC_CLI_CONFIG_H
+#define SFC_CLI_CONFIG_H
+
+#include "config.h"
+
+typedef struct sfc_cli_config_args {
+  const char *file;    /* -c, or NULL */
+  const char *profile; /* --profile, or NULL */
+  const char *budget;  /* --budget, or NULL */
+  const char *packer;  /* --packer, or NULL */
+} sfc_cli_config_args_t;
+
+sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *args, sfc_config_t *cfg,
+                                 sfc_error_t *err);
+
+#endif /* SFC_CLI_CONFIG_H */

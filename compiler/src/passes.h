@@ -1,0 +1,20 @@
+/* passes.h — every compiler pass has this one signature and one file.
+ *
+ * pipeline.c calls them in order; passes never call each other. Each file opens
+ * with the algorithm, its source, the IR fields it reads and writes, and its cost.
+ */
+#ifndef SFC_PASSES_H
+#define SFC_PASSES_H
+
+#include "ir.h"
+
+typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
+
+sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err);    /* pass_steps.c */
+sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err); /* liveness.c */
+sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err);   /* pass_blocks.c */
+sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err);     /* pass_pack.c */
+sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err);     /* plan_build.c */
+sfc_status_t sfc_pass_verify(sfc_ir_t *ir, sfc_error_t *err);   /* verify.c */
+
+#endif /* SFC_PASSES_H */

@@ -1,0 +1,22 @@
+/* pipeline.h — run the compiler's passes over an IR (see pipeline.c). */
+#ifndef SFC_PIPELINE_H
+#define SFC_PIPELINE_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+typedef struct sfc_compile_options {
+  const char *dump_after; /* pass name, "all", or NULL: dump the IR after that pass */
+  FILE *dump;             /* where dumps and -v timings go (stderr when NULL) */
+  int verbose;            /* > 0: one timing line per pass */
+} sfc_compile_options_t;
+
+/* Runs every pass in order. On failure the message names the pass that failed
+ * only for internal errors; input errors read as the pass wrote them. */
+sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err);
+
+/* The pass names, in order, for --dump-after and --help. */
+const char *sfc_pass_name(size_t index); /* NULL past the last */
+
+#endif /* SFC_PIPELINE_H */

@@ -72,7 +72,8 @@ static int check_count_ = 0;
     check_count_++;                                                                                \
     if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {                               \
       check_failures_++;                                                                           \
-      fprintf(stderr, "%s:%d: CHECK_STR_EQ failed: %s == %s\n  got:      \"%s\"\n  expected: \"%s\"\n", \
+      fprintf(stderr,                                                                              \
+              "%s:%d: CHECK_STR_EQ failed: %s == %s\n  got:      \"%s\"\n  expected: \"%s\"\n",    \
               __FILE__, __LINE__, #a, #b, check_a_ ? check_a_ : "(null)",                          \
               check_b_ ? check_b_ : "(null)");                                                     \
     }                                                                                              \

@@ -37,22 +37,22 @@ typedef enum sfc_tiling_mode {
 
 /* A device and its link to the host. Built-in profiles fill every field. */
 typedef struct sfc_profile {
-  char name[SFC_NAME_BYTES];   /* e.g. "h200-pcie5" */
+  char name[SFC_NAME_BYTES]; /* e.g. "h200-pcie5" */
   char description[96];
-  uint64_t memory_bytes;       /* physical device memory */
-  double h2d_bytes_per_s;      /* host -> device, pinned, one direction alone */
-  double d2h_bytes_per_s;      /* device -> host */
-  double duplex_factor;        /* each direction's share of its bandwidth when both run */
-  double copy_latency_s;       /* fixed cost of one copy */
-  uint64_t alignment;          /* offset alignment in the arena, power of two */
-  uint64_t va_chunk_bytes;     /* physical chunk size for virtual-addressing mode */
-  double peak_flops;           /* dense fp32 FLOP/s, to estimate missing op times */
+  uint64_t memory_bytes;   /* physical device memory */
+  double h2d_bytes_per_s;  /* host -> device, pinned, one direction alone */
+  double d2h_bytes_per_s;  /* device -> host */
+  double duplex_factor;    /* each direction's share of its bandwidth when both run */
+  double copy_latency_s;   /* fixed cost of one copy */
+  uint64_t alignment;      /* offset alignment in the arena, power of two */
+  uint64_t va_chunk_bytes; /* physical chunk size for virtual-addressing mode */
+  double peak_flops;       /* dense fp32 FLOP/s, to estimate missing op times */
 } sfc_profile_t;
 
 typedef struct sfc_config {
-  char source[256];            /* file it came from, or "(defaults)" */
-  sfc_profile_t device;        /* effective device fields (profile + overrides) */
-  uint64_t budget_bytes;       /* device memory the plan may use; default memory_bytes */
+  char source[256];      /* file it came from, or "(defaults)" */
+  sfc_profile_t device;  /* effective device fields (profile + overrides) */
+  uint64_t budget_bytes; /* device memory the plan may use; default memory_bytes */
 
   struct {
     sfc_sched_policy_t policy; /* default window */
@@ -62,15 +62,15 @@ typedef struct sfc_config {
   } scheduler;
 
   struct {
-    sfc_tiling_mode_t mode;    /* default auto */
-    uint32_t max_tiles;        /* per segment, default 1024 */
-    uint32_t min_tile;         /* smallest spatial tile extent, default 16 */
+    sfc_tiling_mode_t mode; /* default auto */
+    uint32_t max_tiles;     /* per segment, default 1024 */
+    uint32_t min_tile;      /* smallest spatial tile extent, default 16 */
   } tiling;
 
   struct {
     char algorithm[SFC_NAME_BYTES]; /* default "auto" */
-    uint32_t mip_max_blocks;   /* the MIP runs only up to this many blocks, default 30 */
-    double time_limit_s;       /* per packing, default 10 */
+    uint32_t mip_max_blocks;        /* the MIP runs only up to this many blocks, default 30 */
+    double time_limit_s;            /* per packing, default 10 */
   } packer;
 
   struct {

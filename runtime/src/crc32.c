@@ -2,7 +2,7 @@
  * Slicing-by-one table, built at compile time so the function is reentrant. */
 #include "sfc/plan_format.h"
 
-#define CRC_ROW(n) CRC_ENTRY(n), CRC_ENTRY(n + 1), CRC_ENTRY(n + 2), CRC_ENTRY(n + 3)
+#define CRC_ROW(n)  CRC_ENTRY(n), CRC_ENTRY(n + 1), CRC_ENTRY(n + 2), CRC_ENTRY(n + 3)
 #define CRC_STEP(c) (((c)&1u) ? 0xEDB88320u ^ ((c) >> 1) : ((c) >> 1))
 #define CRC_ENTRY(n)                                                                               \
   CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP((uint32_t)(n)))))))))

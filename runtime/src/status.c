@@ -45,20 +45,34 @@ void sfc_error_clear(sfc_error_t *err) {
 
 const char *sfc_status_name(sfc_status_t status) {
   switch (status) {
-    case SFC_OK: return "ok";
-    case SFC_ERR_INVALID_ARGUMENT: return "invalid-argument";
-    case SFC_ERR_BAD_INPUT: return "bad-input";
-    case SFC_ERR_VERSION: return "unsupported-version";
-    case SFC_ERR_OUT_OF_MEMORY: return "out-of-memory";
-    case SFC_ERR_IO: return "io";
-    case SFC_ERR_DOES_NOT_FIT: return "does-not-fit";
-    case SFC_ERR_VERIFY: return "verify-failed";
-    case SFC_ERR_STATE: return "bad-state";
-    case SFC_ERR_DEVICE: return "device";
-    case SFC_ERR_UNAVAILABLE: return "unavailable";
-    case SFC_ERR_INTEGRITY: return "integrity";
-    case SFC_ERR_LIMIT: return "limit";
-    case SFC_ERR_INTERNAL: return "internal";
+    case SFC_OK:
+      return "ok";
+    case SFC_ERR_INVALID_ARGUMENT:
+      return "invalid-argument";
+    case SFC_ERR_BAD_INPUT:
+      return "bad-input";
+    case SFC_ERR_VERSION:
+      return "unsupported-version";
+    case SFC_ERR_OUT_OF_MEMORY:
+      return "out-of-memory";
+    case SFC_ERR_IO:
+      return "io";
+    case SFC_ERR_DOES_NOT_FIT:
+      return "does-not-fit";
+    case SFC_ERR_VERIFY:
+      return "verify-failed";
+    case SFC_ERR_STATE:
+      return "bad-state";
+    case SFC_ERR_DEVICE:
+      return "device";
+    case SFC_ERR_UNAVAILABLE:
+      return "unavailable";
+    case SFC_ERR_INTEGRITY:
+      return "integrity";
+    case SFC_ERR_LIMIT:
+      return "limit";
+    case SFC_ERR_INTERNAL:
+      return "internal";
   }
   return "unknown";
 }

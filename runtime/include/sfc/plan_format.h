@@ -47,25 +47,25 @@ extern "C" {
 
 /* PNG-style magic: the high bit catches 7-bit channels, \r\n catches CRLF
  * conversion, 0x1A stops DOS `type`, the final \n catches LF -> CRLF. */
-#define SFC_PLAN_MAGIC        "\x89SFC\r\n\x1a\n"
-#define SFC_PLAN_MAGIC_BYTES  8
+#define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
+#define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
 #define SFC_PLAN_VERSION_MINOR 0
-#define SFC_PLAN_ENDIAN_CHECK UINT64_C(0x0102030405060708)
-#define SFC_PLAN_FLOAT_CHECK  370.5 /* exactly representable; catches non-IEEE hosts */
+#define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
+#define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
-#define SFC_PLAN_NONE         UINT32_MAX /* "no index" in any uint32_t reference */
-#define SFC_PLAN_MAX_DIMS     8          /* tensor shape rank limit */
-#define SFC_PLAN_BOX_DIMS     4          /* tile boxes describe up to 4 dims (N, C, H, W) */
+#define SFC_PLAN_NONE          UINT32_MAX /* "no index" in any uint32_t reference */
+#define SFC_PLAN_MAX_DIMS      8          /* tensor shape rank limit */
+#define SFC_PLAN_BOX_DIMS      4          /* tile boxes describe up to 4 dims (N, C, H, W) */
 
 /* Reader limits: counts and sizes are checked against these before they size an
  * allocation. They are far above any real training iteration. */
-#define SFC_PLAN_MAX_FILE_BYTES     (UINT64_C(1) << 36) /* 64 GiB */
-#define SFC_PLAN_MAX_SECTIONS       64u
-#define SFC_PLAN_MAX_RECORDS        (UINT32_C(1) << 28)
-#define SFC_PLAN_MAX_RECORD_BYTES   4096u
-#define SFC_PLAN_MAX_STRINGS_BYTES  (UINT64_C(1) << 30)
-#define SFC_PLAN_MAX_ARENA_BYTES    (UINT64_C(1) << 50) /* 1 PiB */
+#define SFC_PLAN_MAX_FILE_BYTES    (UINT64_C(1) << 36) /* 64 GiB */
+#define SFC_PLAN_MAX_SECTIONS      64u
+#define SFC_PLAN_MAX_RECORDS       (UINT32_C(1) << 28)
+#define SFC_PLAN_MAX_RECORD_BYTES  4096u
+#define SFC_PLAN_MAX_STRINGS_BYTES (UINT64_C(1) << 30)
+#define SFC_PLAN_MAX_ARENA_BYTES   (UINT64_C(1) << 50) /* 1 PiB */
 
 /* ---- enumerations shared with the compiler's IR ------------------------------ */
 
@@ -193,17 +193,17 @@ typedef struct sfc_plan_meta {
 } sfc_plan_meta_t;             /* 112 */
 
 typedef struct sfc_plan_tensor {
-  int64_t graph_id;                  /*  0 id in the source graph (-1: synthetic) */
-  uint64_t bytes;                    /*  8 logical size */
-  uint32_t name;                     /* 16 string */
-  uint8_t kind;                      /* 20 sfc_tensor_kind_t */
-  uint8_t dtype;                     /* 21 sfc_dtype_t */
-  uint8_t ndim;                      /* 22 0..SFC_PLAN_MAX_DIMS */
-  int8_t batch_axis;                 /* 23 axis carrying the batch, -1 none */
-  uint32_t flags;                    /* 24 SFC_TENSOR_* */
-  uint32_t reserved;                 /* 28 zero */
-  int64_t shape[SFC_PLAN_MAX_DIMS];  /* 32 first ndim entries used */
-} sfc_plan_tensor_t;                 /* 96 */
+  int64_t graph_id;                 /*  0 id in the source graph (-1: synthetic) */
+  uint64_t bytes;                   /*  8 logical size */
+  uint32_t name;                    /* 16 string */
+  uint8_t kind;                     /* 20 sfc_tensor_kind_t */
+  uint8_t dtype;                    /* 21 sfc_dtype_t */
+  uint8_t ndim;                     /* 22 0..SFC_PLAN_MAX_DIMS */
+  int8_t batch_axis;                /* 23 axis carrying the batch, -1 none */
+  uint32_t flags;                   /* 24 SFC_TENSOR_* */
+  uint32_t reserved;                /* 28 zero */
+  int64_t shape[SFC_PLAN_MAX_DIMS]; /* 32 first ndim entries used */
+} sfc_plan_tensor_t;                /* 96 */
 
 typedef struct sfc_plan_op {
   int64_t graph_id;       /*  0 id in the source graph */
@@ -263,24 +263,24 @@ typedef struct sfc_plan_dep {
 } sfc_plan_dep_t;     /* 8 */
 
 typedef struct sfc_plan_segment {
-  uint32_t first_step;               /*  0 the segment's steps are contiguous */
-  uint32_t step_count;               /*  4 */
-  uint32_t first_op;                 /*  8 the segment's ops are contiguous in OPS */
-  uint32_t op_count;                 /* 12 */
-  uint32_t tile_count;               /* 16 product of grid */
-  uint32_t flags;                    /* 20 zero */
-  uint32_t grid[SFC_PLAN_BOX_DIMS];  /* 24 tiles along N, C, H, W */
-  uint64_t reserved;                 /* 40 zero */
-} sfc_plan_segment_t;                /* 48 */
+  uint32_t first_step;              /*  0 the segment's steps are contiguous */
+  uint32_t step_count;              /*  4 */
+  uint32_t first_op;                /*  8 the segment's ops are contiguous in OPS */
+  uint32_t op_count;                /* 12 */
+  uint32_t tile_count;              /* 16 product of grid */
+  uint32_t flags;                   /* 20 zero */
+  uint32_t grid[SFC_PLAN_BOX_DIMS]; /* 24 tiles along N, C, H, W */
+  uint64_t reserved;                /* 40 zero */
+} sfc_plan_segment_t;               /* 48 */
 
 typedef struct sfc_plan_box {
-  uint32_t tensor;                     /*   0 tensor index */
-  uint32_t ndim;                       /*   4 1..SFC_PLAN_BOX_DIMS */
-  int64_t lo[SFC_PLAN_BOX_DIMS];       /*   8 half-open [lo, hi) in the tensor's index space */
-  int64_t hi[SFC_PLAN_BOX_DIMS];       /*  40 */
-  uint32_t pad_lo[SFC_PLAN_BOX_DIMS];  /*  72 zeros to supply before lo (clipped halo) */
-  uint32_t pad_hi[SFC_PLAN_BOX_DIMS];  /*  88 zeros to supply after hi */
-} sfc_plan_box_t;                      /* 104 */
+  uint32_t tensor;                    /*   0 tensor index */
+  uint32_t ndim;                      /*   4 1..SFC_PLAN_BOX_DIMS */
+  int64_t lo[SFC_PLAN_BOX_DIMS];      /*   8 half-open [lo, hi) in the tensor's index space */
+  int64_t hi[SFC_PLAN_BOX_DIMS];      /*  40 */
+  uint32_t pad_lo[SFC_PLAN_BOX_DIMS]; /*  72 zeros to supply before lo (clipped halo) */
+  uint32_t pad_hi[SFC_PLAN_BOX_DIMS]; /*  88 zeros to supply after hi */
+} sfc_plan_box_t;                     /* 104 */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(sfc_plan_header_t) == 128, "plan header layout");
@@ -302,30 +302,30 @@ _Static_assert(sizeof(sfc_plan_box_t) == 104, "plan box layout");
  * compiler builds its own view from its IR and hands it to the writer. */
 typedef struct sfc_plan_view {
   sfc_plan_header_t header;
-  const char *strings;                 /* [strings_bytes], strings[0] == '\0' */
+  const char *strings; /* [strings_bytes], strings[0] == '\0' */
   uint64_t strings_bytes;
   sfc_plan_meta_t meta;
-  const sfc_plan_tensor_t *tensors;    /* [tensor_count] */
+  const sfc_plan_tensor_t *tensors; /* [tensor_count] */
   uint32_t tensor_count;
-  const sfc_plan_op_t *ops;            /* [op_count] */
+  const sfc_plan_op_t *ops; /* [op_count] */
   uint32_t op_count;
-  const uint32_t *op_operands;         /* [op_operand_count] */
+  const uint32_t *op_operands; /* [op_operand_count] */
   uint32_t op_operand_count;
-  const sfc_plan_block_t *blocks;      /* [block_count] */
+  const sfc_plan_block_t *blocks; /* [block_count] */
   uint32_t block_count;
   const sfc_plan_block_t *host_blocks; /* [host_block_count] */
   uint32_t host_block_count;
-  const sfc_plan_step_t *steps;        /* [step_count] */
+  const sfc_plan_step_t *steps; /* [step_count] */
   uint32_t step_count;
-  const uint32_t *step_operands;       /* [step_operand_count] */
+  const uint32_t *step_operands; /* [step_operand_count] */
   uint32_t step_operand_count;
-  const sfc_plan_swap_t *swaps;        /* [swap_count] */
+  const sfc_plan_swap_t *swaps; /* [swap_count] */
   uint32_t swap_count;
-  const sfc_plan_dep_t *deps;          /* [dep_count] */
+  const sfc_plan_dep_t *deps; /* [dep_count] */
   uint32_t dep_count;
-  const sfc_plan_segment_t *segments;  /* [segment_count] */
+  const sfc_plan_segment_t *segments; /* [segment_count] */
   uint32_t segment_count;
-  const sfc_plan_box_t *boxes;         /* [box_count] */
+  const sfc_plan_box_t *boxes; /* [box_count] */
   uint32_t box_count;
 } sfc_plan_view_t;
 

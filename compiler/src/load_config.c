@@ -467,13 +467,15 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
     }
 
     case K_NAME: {
-      bool ok = len > 0 && len < SFC_NAME_BYTES;
+      /* A leading '-' is refused: "-" alone would print as a YAML sequence entry. */
+      bool ok = len > 0 && len < SFC_NAME_BYTES && s[0] != '-';
       for (size_t i = 0; ok && i < len; i++)
         ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-';
       if (!ok)
         return FAIL(L, e->start_mark, path,
-                    "'%s' is not a name (1 to %d characters of a-z, 0-9 and -)", v,
-                    SFC_NAME_BYTES - 1);
+                    "'%s' is not a name (1 to %d characters of a-z, 0-9 and -, not starting "
+                    "with -)",
+                    v, SFC_NAME_BYTES - 1);
       memcpy(slot, s, len + 1);
       return SFC_OK;
     }

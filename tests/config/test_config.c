@@ -502,11 +502,16 @@ static void test_errors_inline(void) {
        "t.yaml:2:13: tiling.min_tile: expected a whole number, got '-1'"},
       {"packer:\n  time_limit: 0s\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:15: packer.time_limit: '0s' must be greater than 0"},
+      {"packer:\n  algorithm: \"-\"\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:14: packer.algorithm: '-' is not a name (1 to 31 characters of a-z, 0-9 and -, "
+       "not "
+       "starting with -)"},
       {"packer:\n  algorithm: \"\"\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:14: packer.algorithm: '' is not a name (1 to 31 characters of a-z, 0-9 and -)"},
+       "t.yaml:2:14: packer.algorithm: '' is not a name (1 to 31 characters of a-z, 0-9 and -, not "
+       "starting with -)"},
       {"packer:\n  algorithm: abcdefghijabcdefghijabcdefghijab\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:14: packer.algorithm: 'abcdefghijabcdefghijabcdefghijab' is not a name (1 to 31 "
-       "characters of a-z, 0-9 and -)"},
+       "characters of a-z, 0-9 and -, not starting with -)"},
       {"device:\n  memory: 80GB\n  bugdet_with_a_very_long_name_that_goes_on_and_on: 1\n",
        SFC_ERR_BAD_INPUT,
        "t.yaml:3:3: device.bugdet_with_a_very_long_name_that_goes_o...: unknown key; expected "

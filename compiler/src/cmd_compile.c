@@ -5,9 +5,12 @@
  * graph is huge; no plan file is written unless every step succeeded. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "cli_config.h"
@@ -36,6 +39,7 @@ static const char help[] =
     "                      verify) or after every pass (all), on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
     "  -q, --quiet         no summary on stdout\n"
+    "      --json          the summary as one JSON object on stdout (for scripts)\n"
     "\n"
     "example:\n"
     "  sfc compile tests/data/graphs/small_cnn.json --budget 64MiB -o cnn.plan\n"
@@ -51,7 +55,7 @@ static double now_seconds(void) {
 
 typedef struct args {
   const char *graph, *config, *budget, *profile, *packer, *output, *dump_after;
-  int verbose, quiet;
+  int verbose, quiet, json;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a) {
@@ -76,6 +80,8 @@ static int parse(int argc, char **argv, args_t *a) {
       a->verbose++;
     else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
       a->quiet = 1;
+    else if (strcmp(arg, "--json") == 0)
+      a->json = 1;
     else if (arg[0] == '-' && arg[1] != '\0')
       return sfc_cli_usage("compile", "unknown option '%s'", arg);
     else if (a->graph)
@@ -98,6 +104,41 @@ static int parse(int argc, char **argv, args_t *a) {
       return sfc_cli_usage("compile", "--dump-after: unknown pass '%s'", a->dump_after);
   }
   return 0;
+}
+
+/* The summary as JSON: the same numbers as the text summary, for scripts. */
+static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uint64_t plan_bytes) {
+  const sfc_graph_t *g = ir->graph;
+  const sfc_config_t *cfg = ir->config;
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o != NULL;
+  ok = ok && cJSON_AddStringToObject(o, "graph", g->name);
+  ok = ok && cJSON_AddNumberToObject(o, "ops", g->n_ops);
+  ok = ok && cJSON_AddNumberToObject(o, "tensors", g->n_file_tensors);
+  ok = ok && cJSON_AddNumberToObject(o, "steps", ir->n_steps);
+  ok = ok && cJSON_AddNumberToObject(o, "blocks", ir->n_blocks);
+  ok = ok && cJSON_AddStringToObject(o, "profile", cfg->device.name);
+  ok = ok && cJSON_AddNumberToObject(o, "budget_bytes", (double)cfg->budget_bytes);
+  ok = ok && cJSON_AddNumberToObject(o, "in_core_peak_bytes", (double)ir->in_core_peak);
+  ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
+  ok = ok && cJSON_AddNumberToObject(o, "arena_bytes", (double)ir->arena_bytes);
+  ok = ok && cJSON_AddNumberToObject(
+                 o, "arena_over_lower_bound",
+                 ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0);
+  ok = ok && cJSON_AddStringToObject(o, "packer", ir->packer_name ? ir->packer_name : "");
+  ok = ok && cJSON_AddBoolToObject(o, "packing_optimal", ir->packing_optimal);
+  ok = ok && cJSON_AddBoolToObject(o, "fits_budget", ir->fits_budget);
+  ok = ok && cJSON_AddNumberToObject(o, "compile_ms", seconds * 1e3);
+  ok = ok && (plan ? cJSON_AddStringToObject(o, "plan", plan) != NULL
+                   : cJSON_AddNullToObject(o, "plan") != NULL);
+  ok = ok && cJSON_AddNumberToObject(o, "plan_bytes", (double)plan_bytes);
+  char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
+  if (text)
+    puts(text);
+  else
+    fputs("sfc: out of memory printing the summary\n", stderr);
+  free(text);
+  cJSON_Delete(o);
 }
 
 static int run(int argc, char **argv) {
@@ -129,7 +170,9 @@ static int run(int argc, char **argv) {
     if (st == SFC_OK && stat(a.output, &sb) == 0)
       plan_bytes = (uint64_t)sb.st_size;
   }
-  if (st == SFC_OK && !a.quiet)
+  if (st == SFC_OK && a.json)
+    print_json(&ir, now_seconds() - t0, a.output, plan_bytes);
+  else if (st == SFC_OK && !a.quiet)
     sfc_report_compile(&ir, now_seconds() - t0, a.output, plan_bytes, stdout);
   bool fits = ir.fits_budget;
   if (st == SFC_OK && !fits) {

@@ -1,0 +1,1 @@
+$SFC compile "$DATA/graphs/tiny_mlp.json" --json

@@ -112,9 +112,8 @@ static sfc_status_t check_header(reader_t *r, sfc_error_t *err) {
     return sfc_error_set(err, SFC_ERR_BAD_INPUT, "header: header_bytes %u exceeds the limit %u",
                          h->header_bytes, SFC_PLAN_MAX_RECORD_BYTES);
   if (h->header_bytes > r->size)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "truncated: %zu bytes, the header says it alone has %u", r->size,
-                         h->header_bytes);
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "truncated: %zu bytes, the header alone needs %u",
+                         r->size, h->header_bytes);
   uint32_t crc = sfc_crc32(0, r->data, offsetof(sfc_plan_header_t, header_crc32));
   if (crc != h->header_crc32)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,

@@ -118,6 +118,11 @@ static void test_truncations(void) {
     expect_load(base, lens[i], SFC_ERR_BAD_INPUT,
                 fmt("truncated: %zu bytes, the header says %zu", lens[i], base_n), "truncated");
   uint8_t *d = copy_base();
+  uint32_t longer = 300; /* a (newer) header longer than the whole file */
+  memcpy(d + 12, &longer, 4);
+  expect_load(d, 200, SFC_ERR_BAD_INPUT, "truncated: 200 bytes, the header alone needs 300",
+              "long header");
+  memcpy(d, base, 128);
   memset(d + base_n, 0, 64);
   expect_load(d, base_n + 1, SFC_ERR_BAD_INPUT,
               fmt("trailing bytes: %zu bytes, the header says %zu", base_n + 1, base_n), "+1");

@@ -142,7 +142,7 @@ static sfc_status_t gunzip(const char *in, size_t in_len, const char *prefix, ch
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "%s%sout of memory starting zlib", pre(prefix),
                          sep(prefix));
-  size_t cap = in_len < limit / 4 ? in_len * 4 : limit;
+  size_t cap = in_len < ((size_t)64 << 20) / 4 ? in_len * 4 : (size_t)64 << 20; /* then doubles */
   if (cap < 4096)
     cap = 4096;
   size_t used = 0;
@@ -193,7 +193,7 @@ static sfc_status_t gunzip(const char *in, size_t in_len, const char *prefix, ch
     }
     if (rc == Z_OK)
       continue;
-    if (rc == Z_BUF_ERROR && zs.avail_out > 0 && zs.avail_in == 0) {
+    if (rc == Z_BUF_ERROR && zs.avail_out > 0) { /* no progress with room left: input ended */
       status = sfc_error_set(err, SFC_ERR_BAD_INPUT,
                              "%s%snot valid gzip: unexpected end of compressed data", pre(prefix),
                              sep(prefix));

@@ -306,7 +306,7 @@ static void test_valid_files(void) {
   CHECK_EQ_I64(o->tiling.mode, SFC_TILING_ON);
   CHECK_EQ_U64(o->tiling.max_tiles, 256);
   CHECK_EQ_U64(o->tiling.min_tile, 32);
-  CHECK_STR_EQ(o->packer.algorithm, "best-fit");
+  CHECK_STR_EQ(o->packer.algorithm, "greedy-size");
   CHECK_EQ_U64(o->packer.mip_max_blocks, 12);
   CHECK(o->packer.time_limit_s == 1.5);
   CHECK_EQ_U64(o->host.staging_budget_bytes, 64 * GiB);

@@ -67,8 +67,10 @@ static int check_dir(const char *rel, int want_verify) {
     if (len < 6 || strcmp(e->d_name + len - 5, ".plan") != 0)
       continue;
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    count += check_file(path, want_verify);
+    int n = snprintf(path, sizeof path, "%s/%.255s", dir, e->d_name);
+    CHECK(n > 0 && (size_t)n < sizeof path);
+    if (n > 0 && (size_t)n < sizeof path)
+      count += check_file(path, want_verify);
   }
   closedir(d);
   fprintf(stderr, "  %s: %d files\n", rel, count);

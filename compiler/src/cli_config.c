@@ -27,6 +27,14 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--budget: %s", why);
     if (bytes == 0)
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--budget: a budget of 0 bytes fits nothing");
+    if (bytes > cfg->device.memory_bytes) {
+      char m[32];
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--budget: %s is more than the %s of device memory of profile %s "
+                           "(pick another --profile or set device.memory in a config)",
+                           a->budget, sfc_format_size_exact(cfg->device.memory_bytes, m, sizeof m),
+                           cfg->device.name);
+    }
     cfg->budget_bytes = bytes;
   }
   if (a->packer) {

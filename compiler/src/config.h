@@ -86,8 +86,11 @@ const sfc_profile_t *sfc_profile_find(const char *name); /* NULL when unknown */
 void sfc_config_defaults(sfc_config_t *cfg);
 
 /* Applies a YAML config on top of *cfg (which the caller initialised, normally with
- * sfc_config_defaults). On error *cfg is unchanged and err says "file:line:col: why".
- * `filename` is only used in messages. */
+ * sfc_config_defaults). On error *cfg is unchanged and err says "file:line:col: why"
+ * with err->status SFC_ERR_BAD_INPUT (malformed), SFC_ERR_VERSION (version other than
+ * 1), SFC_ERR_LIMIT (input over 1 MiB), SFC_ERR_IO or SFC_ERR_OUT_OF_MEMORY. When the
+ * file sets device.profile or device.memory but not device.budget, the budget becomes
+ * the new memory; otherwise it is left as it was. `filename` is only used in messages. */
 sfc_status_t sfc_config_load_buffer(const char *data, size_t bytes, const char *filename,
                                     sfc_config_t *cfg, sfc_error_t *err);
 sfc_status_t sfc_config_load_file(const char *path, sfc_config_t *cfg, sfc_error_t *err);

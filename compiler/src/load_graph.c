@@ -34,13 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* From load_graph_input.c (no private header: the prototypes are repeated there). */
-sfc_status_t sfc_graph_input_read_file(const char *path, char **out_data, size_t *out_len,
-                                       sfc_error_t *err);
-sfc_status_t sfc_graph_input_parse(const char *data, size_t len, const char *prefix,
-                                   cJSON **out_root, sfc_error_t *err);
-void sfc_graph_input_quote(const char *s, size_t len, size_t max_bytes, bool stop_at_eol, char *out,
-                           size_t cap);
+#include "load_graph_internal.h"
 
 #define ATTR_MAX      INT64_C(2147483647) /* spatial attrs and groups: at most 2^31 - 1 */
 #define FLOPS_MAX     (INT64_C(1) << 62)

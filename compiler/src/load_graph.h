@@ -3,7 +3,8 @@
  *   sfc_graph_t *g;
  *   if (sfc_graph_load_file("model.json", &g, &err) != SFC_OK)
  *     fprintf(stderr, "sfc: %s\n", err.message);
- *     // "model.json: $.ops[12].inputs[1]: tensor 7 is used before any op produces it"
+ *     // "model.json: $.ops[12].inputs[1]: tensor 7 (activation \"h1\") is used before any op
+    //  produces it"
  *   ...
  *   sfc_graph_destroy(g);
  *

@@ -31,13 +31,7 @@
 
 #include "ir.h"
 
-/* Shared with load_graph.c (no private header: the prototypes are repeated there). */
-sfc_status_t sfc_graph_input_read_file(const char *path, char **out_data, size_t *out_len,
-                                       sfc_error_t *err);
-sfc_status_t sfc_graph_input_parse(const char *data, size_t len, const char *prefix,
-                                   cJSON **out_root, sfc_error_t *err);
-void sfc_graph_input_quote(const char *s, size_t len, size_t max_bytes, bool stop_at_eol, char *out,
-                           size_t cap);
+#include "load_graph_internal.h"
 
 #define HINT_BYTES 24 /* how much offending text a syntax message quotes */
 

@@ -23,11 +23,12 @@ bool sfc_parse_duration(const char *text, double *out_seconds, char *why, size_t
 /* Human form with a binary unit and 2 decimals: "16.00 GiB", "512 B". Returns buf. */
 const char *sfc_format_size(uint64_t bytes, char *buf, size_t buf_bytes);
 
-/* Exact form that sfc_parse_size reads back to the same value: "16GiB", "1000000B". */
+/* Exact form that sfc_parse_size reads back to the same value, using the unit that
+ * gives the smallest whole mantissa: "16GiB", "141GB", "1536MiB", "1000001B". */
 const char *sfc_format_size_exact(uint64_t bytes, char *buf, size_t buf_bytes);
 
-/* "55GB/s", "10us": forms sfc_parse_rate / sfc_parse_duration read back exactly
- * (%.17g mantissa where needed). */
+/* "55GB/s", "10us": the shortest text that sfc_parse_rate / sfc_parse_duration read
+ * back to exactly the same double. */
 const char *sfc_format_rate(double bytes_per_s, char *buf, size_t buf_bytes);
 const char *sfc_format_duration(double seconds, char *buf, size_t buf_bytes);
 

@@ -23,10 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* plan_validate.c: references and semantics of a structurally sound view. */
-sfc_status_t sfcrt_plan_validate_view(const sfc_plan_view_t *v, const sfc_allocator_t *alloc,
-                                      sfc_error_t *err);
-
 struct sfcrt_plan {
   sfc_allocator_t alloc;
   sfc_plan_view_t view;
@@ -355,7 +351,7 @@ sfc_status_t sfcrt_plan_load_buffer(const void *data, size_t bytes, const sfc_al
   p->alloc = *alloc;
   sfc_status_t s = copy_sections(&r, p, err);
   if (s == SFC_OK)
-    s = sfcrt_plan_validate_view(&p->view, alloc, err);
+    s = sfcrt_plan_validate(&p->view, alloc, err);
   if (s != SFC_OK) {
     sfcrt_plan_destroy(p);
     return s;

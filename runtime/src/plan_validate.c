@@ -30,9 +30,6 @@
 #include <stdio.h>
 #include <string.h>
 
-sfc_status_t sfcrt_plan_validate_view(const sfc_plan_view_t *v, const sfc_allocator_t *alloc,
-                                      sfc_error_t *err);
-
 #define NONE SFC_PLAN_NONE
 
 typedef struct vctx {
@@ -584,8 +581,8 @@ static sfc_status_t check_deps_and_fills(vctx_t *c, uint32_t *fill, uint32_t *fi
   return SFC_OK;
 }
 
-sfc_status_t sfcrt_plan_validate_view(const sfc_plan_view_t *v, const sfc_allocator_t *alloc,
-                                      sfc_error_t *err) {
+sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t *alloc,
+                                 sfc_error_t *err) {
   vctx_t c = {.v = v, .a = alloc, .err = err};
   SFC_TRY(refs_graph(&c));
   SFC_TRY(refs_blocks(&c, "BLOCKS", v->blocks, v->block_count));

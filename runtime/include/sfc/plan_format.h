@@ -127,7 +127,7 @@ typedef enum sfc_plan_section_kind {
 #define SFC_TENSOR_UNUSED     0x8u /* declared but touched by no op: gets no block */
 
 /* sfc_plan_block_t.flags */
-#define SFC_BLOCK_PERSISTENT 0x1u /* contents must survive from one iteration to the next */
+#define SFC_BLOCK_PERSISTENT 0x1u /* contents survive to the next iteration: live at every step */
 #define SFC_BLOCK_SWAPPED_IN 0x2u /* contents arrive by a swap-in, not by a producing op */
 #define SFC_BLOCK_EXTERNAL   0x4u /* framework memory: offset and bytes are 0 */
 
@@ -154,7 +154,7 @@ typedef struct sfc_plan_header {
   uint64_t file_bytes;                 /*  32 size of the whole file */
   uint64_t section_table_offset;       /*  40 multiple of 8 */
   uint32_t section_count;              /*  48 */
-  uint32_t section_entry_bytes;        /*  52 sizeof(sfc_plan_section_t) when written */
+  uint32_t section_entry_bytes;        /*  52 >= sizeof(sfc_plan_section_t): never zero-filled */
   uint32_t section_table_crc32;        /*  56 CRC-32 of the section table */
   uint32_t alignment;                  /*  60 every device offset is a multiple (power of 2) */
   uint64_t arena_bytes;                /*  64 device arena size */
@@ -262,6 +262,8 @@ typedef struct sfc_plan_dep {
   uint32_t index;     /* 4 */
 } sfc_plan_dep_t;     /* 8 */
 
+/* SEGMENTS are sorted by first_step and disjoint; exactly the steps in
+ * [first_step, first_step + step_count) name the segment. */
 typedef struct sfc_plan_segment {
   uint32_t first_step;              /*  0 the segment's steps are contiguous */
   uint32_t step_count;              /*  4 */

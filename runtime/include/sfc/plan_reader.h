@@ -50,6 +50,12 @@ sfc_status_t sfcrt_plan_load_file(const char *path, const sfc_allocator_t *alloc
 /* The validated contents. Valid until sfcrt_plan_destroy. */
 const sfc_plan_view_t *sfcrt_plan_view(const sfcrt_plan_t *plan);
 
+/* The reference and semantic checks alone, on a view in memory: what a load runs
+ * after its structural checks (the view must be structurally sound: every array as
+ * long as its count says). Used by tests that build views directly. */
+sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *view, const sfc_allocator_t *alloc,
+                                 sfc_error_t *err);
+
 /* Frees the plan; NULL is a no-op. */
 void sfcrt_plan_destroy(sfcrt_plan_t *plan);
 

@@ -8,3 +8,4 @@ $SFC compile "$DATA/graphs/tiny_mlp.json" --packer best 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --dump-after nothing 2>&1; echo "exit $?"
 $SFC compile missing.json -o m.plan 2>&1; echo "exit $?"; ls m.plan 2>&1
 $SFC verify missing.plan 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --budget 200GB 2>&1; echo "exit $?"

@@ -204,5 +204,9 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
                          out->algorithm, out->peak, peak);
   if (peak == out->lower_bound)
     out->optimal = true;
+  if (out->best_bound < out->lower_bound)
+    out->best_bound = out->lower_bound;
+  if (out->optimal || out->best_bound > out->peak)
+    out->best_bound = out->peak;
   return SFC_OK;
 }

@@ -44,12 +44,15 @@ typedef struct sfc_pack_options {
   double time_limit_s;     /* for exact and anytime packers; <= 0: their default */
   uint32_t mip_max_blocks; /* "auto" tries the MIP only up to this many blocks */
   int verbose;             /* > 0: progress lines on stderr */
+  bool minimize;           /* "mip"/"search": keep lowering the peak below capacity (see below) */
 } sfc_pack_options_t;
 
 typedef struct sfc_pack_result {
   uint64_t peak;         /* max(offset + size), 0 for no blocks */
   uint64_t lower_bound;  /* max over time of live bytes (aligned sizes) */
   bool optimal;          /* peak proven minimal (peak == lower_bound, or exact solver) */
+  uint64_t best_bound;   /* proven: no packing has a smaller peak; >= lower_bound, == peak
+                            when optimal; peak - best_bound is the remaining gap */
   double seconds;        /* wall time */
   const char *algorithm; /* name of the packer that produced the offsets */
 } sfc_pack_result_t;
@@ -91,5 +94,27 @@ sfc_status_t sfc_pack_check(const sfc_pack_problem_t *problem, uint64_t *out_pea
  * no time-overlapping block placed before it, gaps below placed blocks included. */
 sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
                                   sfc_pack_result_t *out, sfc_error_t *err);
+
+/* The exact packers ("mip": GLPK branch and cut on the seed's MIP, small instances;
+ * "search": MiniMalloc-style depth-first search over canonical placements, up to a
+ * few hundred blocks). Both are anytime: they return the best packing found when
+ * opt->time_limit_s expires (default 10 s), with out->optimal and out->best_bound
+ * saying what was proven.
+ *
+ * Incumbent convention (how "auto" hands them its best heuristic packing): on entry
+ * the offsets already in problem->blocks[] are checked with sfc_pack_check; when
+ * they form a valid packing they are the incumbent: the packer starts from it, gives
+ * it to the solver, and never returns a larger peak. Otherwise (e.g. all offsets 0
+ * on a fresh problem) the packer runs greedy-size itself to get one.
+ *
+ * Goal: with problem->capacity > 0 and !opt->minimize, stop at the first packing
+ * whose peak is <= capacity (the incumbent counts: it is returned at once if it
+ * fits); with capacity == 0, or opt->minimize, minimise the peak until it is proven
+ * optimal or the time runs out (capacity is then only an upper bound). So "auto"
+ * passes its best packing in blocks[], capacity = its peak, and minimize = true. */
+sfc_status_t sfc_pack_mip(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                          sfc_pack_result_t *out, sfc_error_t *err);
+sfc_status_t sfc_pack_search(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                             sfc_pack_result_t *out, sfc_error_t *err);
 
 #endif /* SFC_PACK_H */

@@ -1,0 +1,232 @@
+/* sfcrt.h — the sfc runtime: replay a compiled plan, one training iteration at a time.
+ *
+ * A complete program (runtime/examples/replay_host.c is this, buildable):
+ *
+ *   #include <stdio.h>
+ *   #include "sfcrt.h"
+ *
+ *   int main(int argc, char **argv) {
+ *     sfc_error_t err;
+ *     sfcrt_plan_t *plan = NULL;
+ *     sfcrt_session_t *s = NULL;
+ *     if (sfcrt_plan_load_file(argv[1], NULL, &plan, &err) != SFC_OK) goto fail;
+ *
+ *     sfcrt_options_t opt;
+ *     sfcrt_options_init(&opt);
+ *     opt.device = "host";                  // "host" | "sim" | "cuda"
+ *     if (sfcrt_session_create(plan, &opt, &s, &err) != SFC_OK) goto fail;
+ *
+ *     // External tensors (SFC_TENSOR_EXTERNAL: inputs, params the framework owns)
+ *     // must be bound before the first iteration:
+ *     //   sfcrt_session_bind(s, tensor_index, framework_ptr, bytes, &err);
+ *
+ *     for (int it = 0; it < 3; it++) {
+ *       if (sfcrt_iteration_begin(s, &err) != SFC_OK) goto fail;
+ *       const sfcrt_step_t *st;
+ *       while (sfcrt_step_next(s, &st, &err) == SFC_OK && st) {
+ *         // launch op st->op (st->name, st->type) on st->stream with st->inputs[],
+ *         // st->outputs[], st->temps[]; st->boxes != NULL for a tile of a segment
+ *         if (sfcrt_step_done(s, &err) != SFC_OK) goto fail;
+ *       }
+ *       if (err.status != SFC_OK || sfcrt_iteration_end(s, &err) != SFC_OK) goto fail;
+ *     }
+ *     sfcrt_stats_t stats;
+ *     sfcrt_session_stats(s, &stats);
+ *     printf("swapped out %llu bytes\n", (unsigned long long)stats.bytes_swapped_out);
+ *     sfcrt_session_destroy(s);
+ *     sfcrt_plan_destroy(plan);
+ *     return 0;
+ *   fail:
+ *     fprintf(stderr, "%s\n", err.message);
+ *     sfcrt_session_destroy(s);
+ *     sfcrt_plan_destroy(plan);
+ *     return 1;
+ *   }
+ *
+ * Contract:
+ *  - Every call returns an sfc_status_t and writes a one-line message into `err`
+ *    (may be NULL) on failure. The library never prints, exits or aborts.
+ *  - Call order (anything else is SFC_ERR_STATE and changes nothing):
+ *      create -> [bind]* -> ( iteration_begin -> (step_next -> step_done)* ->
+ *      step_next returning NULL -> iteration_end )* -> destroy
+ *    After a device failure (SFC_ERR_INTEGRITY, SFC_ERR_DEVICE) the session is
+ *    failed: every later call returns that error again; destroy still works.
+ *  - No heap allocation per iteration: everything (pointer tables, copy records,
+ *    queues, events, pinned staging memory) is allocated by sfcrt_session_create.
+ *  - A session is used from one thread at a time.
+ *  - Pointers in sfcrt_step_t stay valid for the life of the session.
+ *
+ * docs/runtime.md explains the interpreter, the event discipline and each device.
+ */
+#ifndef SFCRT_H
+#define SFCRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfc/allocator.h"
+#include "sfc/plan_format.h"
+#include "sfc/plan_reader.h"
+#include "sfc/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options --------------------------------------------------------------- */
+
+/* cuda memory mode. */
+typedef enum sfcrt_cuda_mode {
+  SFCRT_CUDA_ARENA = 0, /* one cuMemAlloc arena; block = base + offset */
+  SFCRT_CUDA_VA = 1     /* virtual addressing: a stable address per tensor, physical
+                           chunks unmapped on swap-out and mapped again on swap-in */
+} sfcrt_cuda_mode_t;
+
+typedef struct sfcrt_options {
+  /* "host" (default when NULL), "sim" or "cuda". */
+  const char *device;
+  /* Every heap allocation of the session (NULL = libc). Must outlive the session. */
+  const sfc_allocator_t *alloc;
+
+  struct {
+    /* Integrity mode: every tensor is filled with a pattern derived from (tensor,
+     * iteration) when produced and checked at every use; a mismatch fails the
+     * session with SFC_ERR_INTEGRITY naming step, tensor and byte offset. The host
+     * device then writes the arena itself: the framework must not. */
+    int integrity;
+    /* Test knob: each worker (compute, H2D, D2H) sleeps this many microseconds
+     * before each work item, so a missing wait deterministically loses its race.
+     * Index by sfcrt queue: 0 compute, 1 H2D, 2 D2H. 0 = no delay. */
+    uint32_t delay_us[3];
+  } host;
+
+  struct {
+    /* Link model; 0 (or < 0) = take the plan's meta (h2d/d2h bytes/s, duplex
+     * factor, copy latency). */
+    double h2d_bytes_per_s;
+    double d2h_bytes_per_s;
+    double duplex_factor;
+    double copy_latency_s;
+    /* Time of an op whose time_us is unknown (< 0): flops / flops_per_s when the op
+     * has flops and flops_per_s > 0, else default_op_us. Defaults: 0 and 0. */
+    double flops_per_s;
+    double default_op_us;
+  } sim;
+
+  struct {
+    int device_ordinal;      /* CUDA device index; default 0 */
+    sfcrt_cuda_mode_t mode;  /* default SFCRT_CUDA_ARENA */
+    uint64_t va_chunk_bytes; /* VA mode physical chunk; 0 = plan meta, else the
+                                allocation granularity */
+    void *context;           /* an existing CUcontext to use; NULL = the device's
+                                primary context (what PyTorch uses) */
+    void *stream;            /* the framework's CUstream for compute; NULL = the
+                                session creates one */
+  } cuda;
+} sfcrt_options_t;
+
+/* Fills *opt with the defaults above. */
+void sfcrt_options_init(sfcrt_options_t *opt);
+
+/* ---- session ------------------------------------------------------------------ */
+
+typedef struct sfcrt_session sfcrt_session_t;
+
+/* Creates a session replaying `plan` (which must outlive the session) on
+ * opt->device: allocates the device arena, the pinned staging arena, events, queues
+ * and every table the replay needs. opt may be NULL (defaults). On failure
+ * *out_session is NULL and everything allocated is freed. Status:
+ * SFC_ERR_INVALID_ARGUMENT (unknown device name), SFC_ERR_UNAVAILABLE (backend not
+ * built / no driver), SFC_ERR_OUT_OF_MEMORY, SFC_ERR_DEVICE. */
+sfc_status_t sfcrt_session_create(const sfcrt_plan_t *plan, const sfcrt_options_t *opt,
+                                  sfcrt_session_t **out_session, sfc_error_t *err);
+
+/* Stops the device and frees everything; NULL is a no-op. */
+void sfcrt_session_destroy(sfcrt_session_t *session);
+
+/* Binds framework memory to an external tensor (SFC_TENSOR_EXTERNAL; its blocks are
+ * SFC_BLOCK_EXTERNAL). ptr must hold at least the tensor's bytes; bytes is checked
+ * against the plan. Allowed whenever no iteration is running; every external tensor
+ * must be bound before the first iteration_begin. */
+sfc_status_t sfcrt_session_bind(sfcrt_session_t *session, uint32_t tensor, void *ptr,
+                                uint64_t bytes, sfc_error_t *err);
+
+/* The index of the tensor called `name`, or SFC_PLAN_NONE. */
+uint32_t sfcrt_session_find_tensor(const sfcrt_session_t *session, const char *name);
+
+/* ---- the pull loop ---------------------------------------------------------------- */
+
+/* One step as handed to the framework. */
+typedef struct sfcrt_step {
+  uint32_t index;              /* step index in the plan */
+  uint32_t op;                 /* op index in the plan */
+  int64_t op_id;               /* the op's id in the source graph */
+  const char *name;            /* op name */
+  const char *type;            /* op type, e.g. "conv2d" */
+  uint32_t segment;            /* segment index, SFC_PLAN_NONE when not tiled */
+  uint32_t tile;               /* tile index in the segment, SFC_PLAN_NONE when not tiled */
+  const sfc_plan_box_t *boxes; /* tile geometry, one box per operand (inputs, outputs,
+                                  temps), NULL when not tiled */
+  void *const *inputs;         /* [input_count] */
+  void *const *outputs;        /* [output_count] */
+  void *const *temps;          /* [temp_count] workspace */
+  uint32_t input_count;
+  uint32_t output_count;
+  uint32_t temp_count;
+  void *stream; /* launch on this stream (CUstream for cuda; NULL for host/sim) */
+} sfcrt_step_t;
+
+/* Starts an iteration. SFC_ERR_STATE when one is running or an external tensor is
+ * unbound. */
+sfc_status_t sfcrt_iteration_begin(sfcrt_session_t *session, sfc_error_t *err);
+
+/* Issues the swaps due before the next step and its waits, then returns it in
+ * *out_step; *out_step is NULL (with SFC_OK) once every step of the iteration was
+ * returned (the swaps due at the end are then issued). The step stays valid until
+ * the next call. SFC_ERR_STATE outside an iteration or while a step is pending. */
+sfc_status_t sfcrt_step_next(sfcrt_session_t *session, const sfcrt_step_t **out_step,
+                             sfc_error_t *err);
+
+/* The framework has launched the pending step's op. SFC_ERR_STATE when no step is
+ * pending. */
+sfc_status_t sfcrt_step_done(sfcrt_session_t *session, sfc_error_t *err);
+
+/* Waits for every queue and ends the iteration. SFC_ERR_STATE unless step_next has
+ * returned NULL in this iteration. */
+sfc_status_t sfcrt_iteration_end(sfcrt_session_t *session, sfc_error_t *err);
+
+/* ---- stats ------------------------------------------------------------------------ */
+
+typedef struct sfcrt_stats {
+  uint64_t iterations; /* completed iterations */
+  uint64_t steps;      /* steps completed, all iterations */
+  uint64_t swaps_in;   /* copies issued, all iterations */
+  uint64_t swaps_out;
+  uint64_t bytes_swapped_in; /* all iterations */
+  uint64_t bytes_swapped_out;
+  uint64_t arena_bytes;       /* device arena allocated */
+  uint64_t host_arena_bytes;  /* pinned staging allocated */
+  uint64_t peak_device_bytes; /* the plan's max over steps of live device block bytes */
+  uint64_t stalls;            /* compute-queue waits that had to wait (host: blocked;
+                                 sim: the event completed after the compute clock) */
+  double stall_us;            /* total time of those waits (host: measured; sim: virtual) */
+  /* sim only (0 elsewhere), for the last completed iteration: */
+  double predicted_iteration_us; /* end of the last queue to drain */
+  double compute_us;             /* sum of op times: the iteration without stalls */
+  double h2d_busy_us;            /* time the H2D engine copied */
+  double d2h_busy_us;
+  const double *step_stall_us; /* [step_count] stall before each step, or NULL */
+  uint32_t step_count;
+} sfcrt_stats_t;
+
+/* Fills *stats. Valid until the next call on the session. */
+void sfcrt_session_stats(const sfcrt_session_t *session, sfcrt_stats_t *stats);
+
+/* The name of the session's device ("host", "sim", "cuda"). */
+const char *sfcrt_session_device(const sfcrt_session_t *session);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFCRT_H */

@@ -1,0 +1,350 @@
+"""exporter.py — sfc-export's driver: build the model, run one real training iteration
+under the recorder (record.py), find the batch axis, measure PyTorch's own peak, and
+write sfc-graph v1 (docs/exporter.md, docs/graph-format.md).
+
+The iteration recorded is the SECOND one: a first, unrecorded iteration creates the
+optimizer state (momentum, Adam moments) and warms the allocator and kernels up, so the
+recording shows the steady state a long training run repeats. Gradients are dropped
+(zero_grad(set_to_none=True)) before the recorded iteration, as a training loop does.
+
+Batch axis (the probe): after the recorded iteration at batch B, the same model runs one
+more iteration at batch B2 (B // 2, or 2 when B == 1) under a second recorder without
+timing. When both recordings have the same op sequence, a tensor carries the batch when
+its byte size differs between them and scales exactly linearly (bytes * B2 == bytes2 * B);
+its batch axis is the one shape axis that changed, also linearly. A batch folded into
+another dim (B*S rows of a transformer's reshape) is still an axis that scales linearly.
+When the op sequences differ (data-dependent control flow), the exporter falls back to the
+recorder's propagation flag plus the first axis of size B, and says so on stderr.
+"""
+import gzip
+import importlib
+import inspect
+import json
+import os
+import sys
+import time
+
+import torch
+
+from . import models
+from .record import Recorder
+
+
+class ExportError(Exception):
+    """A problem reported as one line and exit status 2."""
+
+
+# --------------------------------------------------------------------------- workloads
+def _filter_kwargs(fn, kw):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kw
+    return {k: v for k, v in kw.items() if k in params}
+
+
+def _torchvision(name, image_size):
+    try:
+        import torchvision
+    except ImportError as e:
+        raise ExportError(f"torchvision is not installed ({e}); run tools/bootstrap") from e
+    ctor = getattr(torchvision.models, name, None)
+    if ctor is None or not callable(ctor) or name.startswith("_") or name[0].isupper():
+        raise ExportError(f"unknown model '{name}': not a torchvision model, a built-in "
+                          f"({', '.join(sorted(models.BUILTIN))}) or module:callable")
+    size = image_size or (299 if name == "inception_v3" else 224)
+
+    def make(batch):
+        try:
+            m = ctor(weights=None)
+        except TypeError:
+            m = ctor()
+        x = torch.randn(batch, 3, size, size)
+        y = torch.randint(0, 1000, (batch,))
+        return m, ((x,), y), _first_output_ce
+
+    return make
+
+
+def _first_output_ce(out, target):
+    if not isinstance(out, torch.Tensor):  # googlenet / inception return named tuples in train mode
+        out = out[0]
+    return torch.nn.functional.cross_entropy(out, target)
+
+
+def resolve(spec, image_size=None, seq_len=None):
+    """MODEL -> make(batch) returning (module, (inputs, target), loss_fn)."""
+    if ":" in spec:
+        mod, _, attr = spec.partition(":")
+        try:
+            sys.path.insert(0, os.getcwd())
+            fn = getattr(importlib.import_module(mod), attr)
+        except (ImportError, AttributeError) as e:
+            raise ExportError(f"cannot load '{spec}': {e}") from e
+        builder = fn
+    elif spec in models.BUILTIN:
+        builder = models.BUILTIN[spec]
+    else:
+        return _torchvision(spec, image_size)
+    opts = {"image_size": image_size, "seq_len": seq_len}
+
+    def make(batch):
+        kw = {k: v for k, v in dict(opts, batch=batch).items() if v is not None}
+        res = builder(**_filter_kwargs(builder, kw))
+        if not isinstance(res, tuple) or len(res) not in (2, 3):
+            raise ExportError(f"{spec} must return (module, example[, loss_fn]), got {type(res).__name__}")
+        m, ex = res[0], res[1]
+        loss_fn = res[2] if len(res) == 3 else None
+        if not isinstance(m, torch.nn.Module):
+            raise ExportError(f"{spec} returned {type(m).__name__}, not a torch.nn.Module")
+        if isinstance(ex, torch.Tensor):  # a bare batch: the loss is the mean output
+            ex = ((ex,), None)
+        inputs, target = ex
+        if isinstance(inputs, torch.Tensor):
+            inputs = (inputs,)
+        if loss_fn is None:
+            loss_fn = (lambda out, _t: out.float().mean()) if target is None else _first_output_ce
+        return m, (tuple(inputs), target), loss_fn
+
+    return make
+
+
+# --------------------------------------------------------------------------- the iteration
+def _example_tensors(inputs, target):
+    ts = [t for t in inputs if isinstance(t, torch.Tensor)]
+    if isinstance(target, torch.Tensor):
+        ts.append(target)
+    return ts
+
+
+def _iteration(model, inputs, target, loss_fn, opt, rec=None):
+    """One training iteration; with a recorder, phases are marked around each part."""
+    def phase(p):
+        if rec is not None:
+            rec.phase = p
+    phase("forward")
+    out = model(*inputs)
+    phase("loss")
+    loss = loss_fn(out, target)
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        raise ExportError("the loss must be a single-element tensor")
+    del out
+    phase("backward")
+    hooks = rec.start_backward(loss) if rec is not None else []
+    loss.backward()
+    for h in hooks:
+        h.remove()
+    if rec is not None:
+        rec.end_backward()
+    phase("update")
+    opt.step()
+    return loss
+
+
+def _declare_state(rec, model, opt, inputs, target):
+    names = {}
+    for n, p in model.named_parameters():
+        names[id(p)] = n
+        rec.declare(p, n, "param")
+    for n, b in model.named_buffers():
+        rec.declare(b, n, "param")
+    for p, st in opt.state.items():
+        for key, v in sorted(st.items()):
+            if isinstance(v, torch.Tensor):
+                rec.declare(v, f"{names.get(id(p), 'param')}.{key}", "optimizer")
+    for i, t in enumerate(inputs):
+        if isinstance(t, torch.Tensor):
+            rec.declare(t, f"input.{i}", "input", batch=True)
+    if isinstance(target, torch.Tensor):
+        rec.declare(target, "target", "input", batch=True)
+
+
+def record_once(model, opt, example, loss_fn, device, timing, profile):
+    """Record one iteration; returns (recorder, dsa rows, measured dict)."""
+    inputs, target = example
+    opt.zero_grad(set_to_none=True)
+    sync = torch.cuda.synchronize if device.type == "cuda" else None
+    rec = Recorder(timing=timing, sync=sync)
+    _declare_state(rec, model, opt, inputs, target)
+    baseline = sum(t["bytes"] for t in rec.tensors)
+    handles = rec.attach_module_names(model)
+    measured = {}
+    prof = None
+    try:
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        elif profile:
+            from torch.profiler import ProfilerActivity, profile as tprofile
+            prof = tprofile(activities=[ProfilerActivity.CPU], profile_memory=True)
+            prof.__enter__()
+        t0 = time.perf_counter()
+        try:
+            with rec:
+                loss = _iteration(model, inputs, target, loss_fn, opt, rec)
+        finally:
+            if prof is not None:
+                prof.__exit__(None, None, None)
+        measured["iteration_ms"] = round((time.perf_counter() - t0) * 1e3, 1)
+    finally:
+        for h in handles:
+            h.remove()
+    rows = rec.finish(loss)
+    measured["state_bytes"] = baseline
+    measured["own_peak_bytes"] = rec.peak_bytes
+    if device.type == "cuda":
+        measured["torch_peak_bytes"] = int(torch.cuda.max_memory_allocated())
+        measured["torch_peak_source"] = "torch.cuda.max_memory_allocated"
+    elif prof is not None:
+        evs = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+        cur = top = 0
+        for e in evs:
+            cur += e.nbytes()
+            top = max(top, cur)
+        measured["torch_peak_bytes"] = baseline + top
+        measured["torch_peak_source"] = "torch.profiler memory events + state_bytes"
+    del loss
+    return rec, rows, measured
+
+
+def _batch_axes(rec_a, rec_b, batch, batch2):
+    """Tensor id -> batch axis, by comparing recordings at two batch sizes (or None)."""
+    if len(rec_a.ops) != len(rec_b.ops) or len(rec_a.tensors) != len(rec_b.tensors) or any(
+            x["type"] != y["type"] for x, y in zip(rec_a.ops, rec_b.ops)):
+        return None, 0
+    axes, nonlinear = {}, 0
+    for ta, tb in zip(rec_a.tensors, rec_b.tensors):
+        if ta["bytes"] == tb["bytes"]:
+            continue
+        sa, sb = ta.get("shape"), tb.get("shape")
+        if ta["bytes"] * batch2 != tb["bytes"] * batch or sa is None or sb is None or len(sa) != len(sb):
+            nonlinear += 1
+            continue
+        diff = [i for i, (x, y) in enumerate(zip(sa, sb)) if x != y]
+        if len(diff) == 1 and sa[diff[0]] * batch2 == sb[diff[0]] * batch:
+            axes[ta["id"]] = diff[0]
+        else:
+            nonlinear += 1
+    return axes, nonlinear
+
+
+def _propagated_axes(rec, batch):
+    axes = {}
+    for t in rec.tensors:
+        if t["id"] in rec.carries and t.get("shape"):
+            for i, d in enumerate(t["shape"]):
+                if d == batch:
+                    axes[t["id"]] = i
+                    break
+    return axes
+
+
+def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device="cpu",
+           probe=True, profile=True, seed=0, time_decimals=None, log=None):
+    """Run the export; returns (graph dict, dsa rows, info dict)."""
+    if batch < 1:
+        raise ExportError(f"--batch must be at least 1, got {batch}")
+    torch.manual_seed(seed)
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ExportError("--device cuda: no CUDA device is available")
+    make = resolve(spec, image_size, seq_len)
+    t_start = time.perf_counter()
+    model, example, loss_fn = make(batch)
+    model.to(dev).train()
+    inputs, target = example
+
+    def to_dev(ex):
+        ins, tg = ex
+        return (tuple(t.to(dev) if isinstance(t, torch.Tensor) else t for t in ins),
+                tg.to(dev) if isinstance(tg, torch.Tensor) else tg)
+    example = to_dev(example)
+    if optimizer == "sgd":
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    elif optimizer == "adam":
+        opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+    else:
+        raise ExportError(f"unknown optimizer '{optimizer}' (expected sgd or adam)")
+
+    try:
+        _iteration(model, *example, loss_fn, opt)  # warm-up: creates the optimizer state
+        rec, rows, measured = record_once(model, opt, example, loss_fn, dev, True, profile)
+    except ExportError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure of the model is one clear line
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ExportError(f"cannot trace '{spec}': {type(e).__name__}: {msg}") from e
+
+    info = dict(measured)
+    info["axes_source"] = "none"
+    axes, nonlinear = None, 0
+    if probe:
+        batch2 = batch // 2 if batch >= 2 else 2
+        try:
+            _, ex2, _ = make(batch2) if ":" in spec or spec in models.BUILTIN else (None, None, None)
+            if ex2 is None:
+                x = example[0][0]
+                ex2 = ((torch.randn(batch2, *x.shape[1:]),), torch.randint(0, 1000, (batch2,)))
+            rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, False, False)
+            axes, nonlinear = _batch_axes(rec, rec2, batch, batch2)
+            info["probe_batch"] = batch2
+        except Exception as e:  # noqa: BLE001
+            if log:
+                log(f"sfc-export: warning: batch probe failed ({type(e).__name__}: {e}); "
+                    "using propagation")
+        if axes is not None:
+            info["axes_source"] = "probe"
+        elif log:
+            log("sfc-export: warning: the op sequence changed with the batch size; batch axes "
+                "from propagation (first axis of size batch)")
+    if axes is None:
+        axes = _propagated_axes(rec, batch)
+        info["axes_source"] = info["axes_source"] if probe and info["axes_source"] == "probe" else "propagation"
+    info["nonlinear_tensors"] = nonlinear
+    for t in rec.tensors:
+        t["batch_axis"] = axes.get(t["id"], -1)
+        if t["batch_axis"] < 0:
+            del t["batch_axis"]
+    if time_decimals is not None:
+        for op in rec.ops:
+            if "time_us" in op:
+                op["time_us"] = round(op["time_us"], time_decimals)
+                if time_decimals == 0:
+                    op["time_us"] = int(op["time_us"])
+    info["export_s"] = round(time.perf_counter() - t_start, 2)
+    info["externals"] = rec.externals
+    name = spec.replace(":", ".") + f"-b{batch}"
+    graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,
+             "producer": "sfc-export", "torch": torch.__version__, "device": str(dev),
+             "optimizer": optimizer, "measured": measured, "tensors": rec.tensors, "ops": rec.ops}
+    return graph, rows, info
+
+
+def write_graph(graph, path):
+    """One tensor or op per line (diffable); gzip when the name ends in .gz (mtime 0)."""
+    parts = []
+    head = {k: v for k, v in graph.items() if k not in ("tensors", "ops")}
+    parts.append(json.dumps(head, separators=(",", ":"))[:-1])
+    for key in ("tensors", "ops"):
+        items = ",\n".join(json.dumps(x, separators=(",", ":")) for x in graph[key])
+        parts.append(f',\n"{key}":[\n{items}\n]')
+    text = "".join(parts) + "}\n"
+    data = text.encode()
+    tmp = path + ".tmp"
+    if path.endswith(".gz"):
+        with open(tmp, "wb") as f:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0, compresslevel=9) as g:
+                g.write(data)
+    else:
+        with open(tmp, "wb") as f:
+            f.write(data)
+    os.replace(tmp, path)
+
+
+def write_trace(rows, path):
+    with open(path, "w") as f:
+        f.write("id,lower,upper,size\n")
+        for tid, lo, hi, size in rows:
+            f.write(f"t{tid},{lo},{hi},{size}\n")

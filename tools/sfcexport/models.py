@@ -1,0 +1,113 @@
+"""models.py — the models sfc-export knows by name besides torchvision's.
+
+Every builder takes keyword options (batch, image_size, seq_len; each optional) and returns
+(module, (inputs, target), loss_fn): model(*inputs) is the forward pass and
+loss_fn(output, target) the loss. `module:callable` on the command line must follow the
+same contract (see docs/exporter.md).
+
+  unet       a U-Net (Ronneberger et al. 2015, "U-Net: Convolutional Networks for
+             Biomedical Image Segmentation"): 4 down levels of two 3x3 conv + BN + ReLU,
+             max-pool 2x2, transposed-conv 2x2 up-sampling, skip connections by concat,
+             base width 32 (the paper's 64 quadruples the CPU export time), per-pixel
+             cross-entropy over 2 classes.
+  bert-base  a BERT-base-shaped encoder from torch.nn (Devlin et al. 2019): token and
+             position embeddings, LayerNorm, 12 x nn.TransformerEncoderLayer(d=768,
+             12 heads, ffn 3072, GELU), a masked-LM head over the 30522-token vocabulary,
+             cross-entropy on every position.
+  tiny-cnn, tiny-mlp, tiny-transformer   small models for the tests.
+"""
+import torch
+from torch import nn
+
+
+def _double_conv(cin, cout):
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class UNet(nn.Module):
+    def __init__(self, in_ch=3, classes=2, width=32, depth=4):
+        super().__init__()
+        chans = [width * 2 ** i for i in range(depth + 1)]
+        self.down = nn.ModuleList([_double_conv(in_ch, chans[0])] +
+                                  [_double_conv(chans[i], chans[i + 1]) for i in range(depth)])
+        self.pool = nn.MaxPool2d(2)
+        self.up = nn.ModuleList([nn.ConvTranspose2d(chans[i + 1], chans[i], 2, stride=2)
+                                 for i in reversed(range(depth))])
+        self.dec = nn.ModuleList([_double_conv(2 * chans[i], chans[i]) for i in reversed(range(depth))])
+        self.head = nn.Conv2d(chans[0], classes, 1)
+
+    def forward(self, x):
+        skips = []
+        for i, d in enumerate(self.down):
+            x = d(x if i == 0 else self.pool(x))
+            skips.append(x)
+        skips.pop()
+        for up, dec in zip(self.up, self.dec):
+            x = dec(torch.cat([skips.pop(), up(x)], dim=1))
+        return self.head(x)
+
+
+def unet(batch=4, image_size=128):
+    m = UNet()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 2, (batch, image_size, image_size))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
+class Encoder(nn.Module):
+    """Embeddings + nn.TransformerEncoder + a tied-free masked-LM head."""
+
+    def __init__(self, vocab, d, heads, ffn, layers, max_len):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_len, d)
+        self.norm = nn.LayerNorm(d)
+        layer = nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.1, activation="gelu",
+                                           batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        h = self.norm(self.tok(ids) + self.pos(pos))
+        return self.head(self.encoder(h))
+
+
+def _lm_loss(logits, target):
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+
+
+def bert_base(batch=2, seq_len=128):
+    m = Encoder(30522, 768, 12, 3072, 12, 512)
+    ids = torch.randint(0, 30522, (batch, seq_len))
+    return m, ((ids,), ids.clone()), _lm_loss
+
+
+def tiny_transformer(batch=4, seq_len=16):
+    m = Encoder(100, 32, 4, 64, 2, 64)
+    ids = torch.randint(0, 100, (batch, seq_len))
+    return m, ((ids,), ids.clone()), _lm_loss
+
+
+def tiny_cnn(batch=4, image_size=16):
+    """Two conv layers (one with BN and in-place ReLU), max-pool, linear."""
+    m = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
+        nn.Linear(16 * (image_size // 4) ** 2, 10))
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
+def tiny_mlp(batch=4):
+    m = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    x = torch.randn(batch, 32)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
+BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
+           "tiny-transformer": tiny_transformer}

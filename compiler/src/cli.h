@@ -20,7 +20,8 @@ typedef struct sfc_command {
   int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } sfc_command_t;
 
-extern const sfc_command_t sfc_cmd_compile, sfc_cmd_inspect, sfc_cmd_verify, sfc_cmd_config;
+extern const sfc_command_t sfc_cmd_compile, sfc_cmd_inspect, sfc_cmd_verify, sfc_cmd_config,
+    sfc_cmd_pack;
 
 /* Maps a status to the documented exit code. */
 int sfc_cli_exit_code(sfc_status_t status);

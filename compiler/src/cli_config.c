@@ -42,12 +42,13 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--packer: name too long");
     strcpy(cfg->packer.algorithm, a->packer);
   }
-  if (strcmp(cfg->packer.algorithm, "auto") != 0 && !sfc_packer_find(cfg->packer.algorithm)) {
-    char list[256] = "auto";
+  if (!sfc_packer_find(cfg->packer.algorithm)) {
+    char list[512] = "";
     size_t n;
-    const sfc_packer_t *all = sfc_packers(&n);
+    const sfc_packer_t *all = sfc_packers(&n); /* "auto" is the first */
     for (size_t i = 0; i < n; i++) {
-      strncat(list, ", ", sizeof list - strlen(list) - 1);
+      if (i)
+        strncat(list, ", ", sizeof list - strlen(list) - 1);
       strncat(list, all[i].name, sizeof list - strlen(list) - 1);
     }
     return sfc_error_set(err, SFC_ERR_BAD_INPUT, "%s: unknown packer '%s' (expected one of: %s)",

@@ -3,6 +3,7 @@
  * Order matters for error reporting: the config is loaded and the overrides
  * applied before the graph is read, so a bad config is reported even when the
  * graph is huge; no plan file is written unless every step succeeded. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "batch_scale.h"
 #include "cli_config.h"
 #include "emit.h"
 #include "load_graph.h"
@@ -22,7 +24,7 @@
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--packer NAME] [-o PLAN]\n"
-    "                         [--dump-after PASS] [-v] [-q]\n"
+    "                         [--batch N] [--dump-after PASS] [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -33,7 +35,10 @@ static const char help[] =
     "  -c, --config FILE   config v1 YAML (docs/config-format.md); defaults otherwise\n"
     "  -b, --budget SIZE   device memory the plan may use, e.g. 16GiB (overrides config)\n"
     "      --profile NAME  built-in device profile (sfc config --profiles)\n"
-    "      --packer NAME   packer (overrides config): auto, greedy-size\n"
+    "      --packer NAME   packer (overrides config): auto, best-fit, greedy-size, ...\n"
+    "                      (sfc pack --list)\n"
+    "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
+    "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "  -o, --output PLAN   write the plan here (atomically); without it nothing is written\n"
     "      --dump-after P  print the IR after pass P (steps, liveness, blocks, pack, plan,\n"
     "                      verify) or after every pass (all), on stderr\n"
@@ -54,7 +59,7 @@ static double now_seconds(void) {
 }
 
 typedef struct args {
-  const char *graph, *config, *budget, *profile, *packer, *output, *dump_after;
+  const char *graph, *config, *budget, *profile, *packer, *output, *dump_after, *batch;
   int verbose, quiet, json;
 } args_t;
 
@@ -76,6 +81,8 @@ static int parse(int argc, char **argv, args_t *a) {
       slot = &a->output;
     else if (sfc_cli_option(argc, argv, &i, "--dump-after", NULL, &v))
       slot = &a->dump_after;
+    else if (sfc_cli_option(argc, argv, &i, "--batch", NULL, &v))
+      slot = &a->batch;
     else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
       a->verbose++;
     else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
@@ -113,6 +120,8 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   cJSON *o = cJSON_CreateObject();
   bool ok = o != NULL;
   ok = ok && cJSON_AddStringToObject(o, "graph", g->name);
+  ok = ok && (g->batch > 0 ? cJSON_AddNumberToObject(o, "batch", (double)g->batch) != NULL
+                           : cJSON_AddNullToObject(o, "batch") != NULL);
   ok = ok && cJSON_AddNumberToObject(o, "ops", g->n_ops);
   ok = ok && cJSON_AddNumberToObject(o, "tensors", g->n_file_tensors);
   ok = ok && cJSON_AddNumberToObject(o, "steps", ir->n_steps);
@@ -148,6 +157,18 @@ static int run(int argc, char **argv) {
     return sfc_cli_print_help(&sfc_cmd_compile);
   if (rc)
     return rc;
+  int64_t batch = 0;
+  if (a.batch) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(a.batch, &end, 10);
+    if (errno || end == a.batch || *end || a.batch[0] == '-' || a.batch[0] == '+' || v < 1 ||
+        v > SFC_MAX_BATCH)
+      return sfc_cli_usage("compile",
+                           "--batch: expected an integer from 1 to %" PRId64 ", got '%s'",
+                           SFC_MAX_BATCH, a.batch);
+    batch = (int64_t)v;
+  }
 
   double t0 = now_seconds();
   sfc_error_t err = {0};
@@ -158,6 +179,11 @@ static int run(int argc, char **argv) {
   sfc_graph_t *graph = NULL;
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
     return sfc_cli_fail(&err);
+  if (a.batch && sfc_graph_batch_scale(graph, batch, &err) != SFC_OK) {
+    sfc_graph_destroy(graph);
+    sfc_error_prefix(&err, a.graph);
+    return sfc_cli_fail(&err);
+  }
 
   sfc_ir_t ir;
   sfc_ir_init(&ir, graph, &cfg);

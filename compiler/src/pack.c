@@ -18,8 +18,22 @@
 #include "oset.h"
 
 static const sfc_packer_t packers[] = {
+    {"auto", "the portfolio: every heuristic below, then the exact packers; keeps the best",
+     sfc_pack_auto},
+    {"best-fit", "the seed's best-fit with offset lines (lowest line, longest-lived block)",
+     sfc_pack_best_fit},
     {"greedy-size", "by size descending, each at the lowest offset free over its lifetime",
      sfc_pack_greedy_size},
+    {"greedy-lifetime", "greedy by lifetime descending, lowest gap", sfc_pack_greedy_lifetime},
+    {"greedy-area", "greedy by size x lifetime descending, lowest gap", sfc_pack_greedy_area},
+    {"greedy-start", "greedy by start time, lowest gap", sfc_pack_greedy_start},
+    {"greedy-size-bestgap", "greedy by size descending, tightest gap",
+     sfc_pack_greedy_size_bestgap},
+    {"greedy-lifetime-bestgap", "greedy by lifetime descending, tightest gap",
+     sfc_pack_greedy_lifetime_bestgap},
+    {"greedy-area-bestgap", "greedy by size x lifetime descending, tightest gap",
+     sfc_pack_greedy_area_bestgap},
+    {"greedy-start-bestgap", "greedy by start time, tightest gap", sfc_pack_greedy_start_bestgap},
 };
 
 const sfc_packer_t *sfc_packers(size_t *out_count) {

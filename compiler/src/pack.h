@@ -95,6 +95,83 @@ sfc_status_t sfc_pack_check(const sfc_pack_problem_t *problem, uint64_t *out_pea
 sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
                                   sfc_pack_result_t *out, sfc_error_t *err);
 
+/* Which gap a greedy placement takes: the lowest that holds the block (first fit)
+ * or the smallest (best fit; ties: the lowest). */
+typedef enum sfc_pack_gap { SFC_PACK_GAP_FIRST, SFC_PACK_GAP_BEST } sfc_pack_gap_t;
+
+/* Greedy placement in the given order (order[k] = the k-th block to place, a
+ * permutation of 0..count-1; NULL = by size descending as greedy-size). Writes the
+ * offsets and out->peak; out->algorithm is left for the caller to name. */
+sfc_status_t sfc_pack_greedy_ordered(sfc_pack_problem_t *problem, const uint32_t *order,
+                                     sfc_pack_gap_t gap, sfc_pack_result_t *out, sfc_error_t *err);
+
+/* Block orders for the greedy portfolio (pack_order.c). Each fills order[count]
+ * with a permutation; ties always end on the block index, so orders are
+ * deterministic. */
+typedef enum sfc_pack_order {
+  SFC_PACK_ORDER_SIZE,     /* size descending, then start */
+  SFC_PACK_ORDER_LIFETIME, /* lifetime descending, then size descending */
+  SFC_PACK_ORDER_AREA,     /* size x lifetime descending, then size */
+  SFC_PACK_ORDER_START,    /* start ascending, then size descending */
+  SFC_PACK_ORDER_COUNT
+} sfc_pack_order_t;
+extern const char *const sfc_pack_order_names[SFC_PACK_ORDER_COUNT];
+sfc_status_t sfc_pack_order_make(const sfc_pack_problem_t *problem, sfc_pack_order_t kind,
+                                 uint32_t *order, sfc_error_t *err);
+
+/* The greedy portfolio members, registered as greedy-lifetime, greedy-area,
+ * greedy-start (first fit) and greedy-*-bestgap (best fit) (pack_order.c). */
+sfc_status_t sfc_pack_greedy_lifetime(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                                      sfc_pack_result_t *out, sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_area(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                                  sfc_pack_result_t *out, sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_start(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                                   sfc_pack_result_t *out, sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_size_bestgap(sfc_pack_problem_t *problem,
+                                          const sfc_pack_options_t *opt, sfc_pack_result_t *out,
+                                          sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_lifetime_bestgap(sfc_pack_problem_t *problem,
+                                              const sfc_pack_options_t *opt, sfc_pack_result_t *out,
+                                              sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_area_bestgap(sfc_pack_problem_t *problem,
+                                          const sfc_pack_options_t *opt, sfc_pack_result_t *out,
+                                          sfc_error_t *err);
+sfc_status_t sfc_pack_greedy_start_bestgap(sfc_pack_problem_t *problem,
+                                           const sfc_pack_options_t *opt, sfc_pack_result_t *out,
+                                           sfc_error_t *err);
+
+/* The seed's best-fit with offset lines (pack_bestfit.c): the lowest line first
+ * (leftmost on ties) takes the longest-lived unplaced block that fits inside its
+ * time span; when none fits the line is lifted to its lower neighbour and merged.
+ * O(n log^2 n). */
+sfc_status_t sfc_pack_best_fit(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                               sfc_pack_result_t *out, sfc_error_t *err);
+
+/* Decomposition (pack_split.c): the problem falls apart at every time t that no
+ * lifetime crosses (start < t < end); the parts are independent. */
+typedef struct sfc_pack_parts {
+  uint32_t *blocks; /* [problem count] block indices, part by part, by start within a part */
+  size_t *first;    /* [count + 1] part k is blocks[first[k] .. first[k + 1]) */
+  size_t count;     /* number of parts (0 for no blocks) */
+} sfc_pack_parts_t;
+sfc_status_t sfc_pack_split(const sfc_pack_problem_t *problem, sfc_pack_parts_t *out,
+                            sfc_error_t *err);
+void sfc_pack_parts_free(sfc_pack_parts_t *parts);
+
+/* Packs every part with fn from offset 0 and writes the offsets back: the peak is
+ * the largest part's; optimal when a part reaching that peak is proven optimal.
+ * out->algorithm is the name fn gave the part with the peak. */
+sfc_status_t sfc_pack_run_split(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                                sfc_packer_fn fn, sfc_pack_result_t *out, sfc_error_t *err);
+
+/* The portfolio ("auto", pack_portfolio.c), part by part: best-fit, then greedy
+ * under every order x gap rule, stopping as soon as one reaches the part's lower
+ * bound; then an iterated re-pack that moves the blocks at the peak to the front;
+ * then the exact packers "mip" (up to opt->mip_max_blocks blocks) and "search" when
+ * they are registered, within opt->time_limit_s. Keeps the smallest peak. */
+sfc_status_t sfc_pack_auto(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
+                           sfc_pack_result_t *out, sfc_error_t *err);
+
 /* The exact packers ("mip": GLPK branch and cut on the seed's MIP, small instances;
  * "search": MiniMalloc-style depth-first search over canonical placements, up to a
  * few hundred blocks). Both are anytime: they return the best packing found when

@@ -17,6 +17,11 @@
  * With the sort of the k candidates by offset, greedy costs O(sum k log k): linear
  * in the size of the live set at each block, which is the nature of the algorithm
  * (TFLite Micro walks every placed block). The packer portfolio adds faster ones.
+ *
+ * sfc_pack_greedy_ordered is the same placement under any order the caller gives
+ * (pack_order.c builds them), taking the lowest gap that holds the block (first
+ * fit) or the tightest one (best fit; the space above every candidate only when no
+ * gap holds it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -174,9 +179,8 @@ static void tree_query(tree_t *t, uint32_t v, uint32_t a, uint32_t b, uint32_t l
   tree_query(t, 2 * v + 1, m, b, l, r);
 }
 
-sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
-                                  sfc_pack_result_t *out, sfc_error_t *err) {
-  (void)opt;
+sfc_status_t sfc_pack_greedy_ordered(sfc_pack_problem_t *p, const uint32_t *given,
+                                     sfc_pack_gap_t gap, sfc_pack_result_t *out, sfc_error_t *err) {
   size_t n = p->count;
   uint64_t a = p->alignment;
   out->algorithm = "greedy-size";
@@ -184,7 +188,7 @@ sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_
   if (n == 0)
     return SFC_OK;
   if (n > UINT32_MAX / 4)
-    return sfc_error_set(err, SFC_ERR_LIMIT, "greedy-size: too many blocks (%zu)", n);
+    return sfc_error_set(err, SFC_ERR_LIMIT, "greedy: too many blocks (%zu)", n);
 
   item_t *order = malloc(n * sizeof *order);
   span_t *cand = malloc(n * sizeof *cand), *cand_tmp = malloc(n * sizeof *cand_tmp);
@@ -216,10 +220,11 @@ sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_
     slot_hi[i] = (uint32_t)time_index(times, nt, p->blocks[i].end);
     order[i] = (item_t){p->blocks[i].size, p->blocks[i].start, (uint32_t)i};
   }
-  qsort(order, n, sizeof *order, by_size_desc);
+  if (!given)
+    qsort(order, n, sizeof *order, by_size_desc);
 
   for (size_t k = 0; k < n; k++) {
-    uint32_t i = order[k].id;
+    uint32_t i = given ? given[k] : order[k].id;
     sfc_pack_block_t *b = &p->blocks[i];
     t.query = (uint32_t)k + 1;
     t.n_out = 0;
@@ -229,14 +234,23 @@ sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_
       cand[c] = (span_t){o->offset, (o->offset + o->size + a - 1) & ~(a - 1)};
     }
     sort_spans(cand, cand_tmp, t.n_out);
-    uint64_t off = 0;
+    uint64_t off = 0, best = UINT64_MAX, best_room = UINT64_MAX;
     for (size_t c = 0; c < t.n_out; c++) {
-      if (off + b->size <= cand[c].offset)
-        break; /* the gap below this block holds b */
+      if (off + b->size <= cand[c].offset) { /* the gap below this block holds b */
+        if (gap == SFC_PACK_GAP_FIRST) {
+          best = off;
+          break;
+        }
+        if (cand[c].offset - off < best_room) { /* best fit: the tightest gap */
+          best_room = cand[c].offset - off;
+          best = off;
+        }
+      }
       if (cand[c].end > off)
         off = cand[c].end;
     }
-    b->offset = off;
+    b->offset = best != UINT64_MAX ? best : off;
+    off = b->offset;
     if (off + b->size > out->peak)
       out->peak = off + b->size;
     if (!tree_insert(&t, 1, 0, t.leaves, slot_lo[i], slot_hi[i], i))
@@ -245,7 +259,7 @@ sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_
   goto done;
 
 oom:
-  st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "greedy-size: out of memory for %zu blocks", n);
+  st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "greedy: out of memory for %zu blocks", n);
 done:
   if (t.nodes)
     for (size_t v = 0; v < 2 * (size_t)t.leaves; v++)
@@ -260,4 +274,10 @@ done:
   free(slot_hi);
   free(times);
   return st;
+}
+
+sfc_status_t sfc_pack_greedy_size(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
+                                  sfc_pack_result_t *out, sfc_error_t *err) {
+  (void)opt;
+  return sfc_pack_greedy_ordered(p, NULL, SFC_PACK_GAP_FIRST, out, err);
 }

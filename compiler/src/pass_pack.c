@@ -2,7 +2,7 @@
  *
  * Converts the blocks' inclusive step ranges [first, last] to half-open
  * lifetimes [first, last + 1), runs the configured packer through the packer
- * interface (pack.h; "auto" picks the best available), and writes the offsets
+ * interface (pack.h; "auto" is the portfolio of all packers), and writes the offsets
  * back. sfc_pack_run checks the packing independently before it returns.
  *
  * Reads: blocks, config packer section, alignment, budget. Writes: blocks' offset,
@@ -13,27 +13,20 @@
 #include "pack.h"
 #include "passes.h"
 
-/* What "auto" means until the packer portfolio exists. */
-#define SFC_PACKER_AUTO "greedy-size"
-
-static const char *packer_name(const sfc_config_t *cfg) {
-  return strcmp(cfg->packer.algorithm, "auto") == 0 ? SFC_PACKER_AUTO : cfg->packer.algorithm;
-}
-
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
-  const char *name = packer_name(cfg);
+  const char *name = cfg->packer.algorithm; /* "auto" is the portfolio (pack_portfolio.c) */
   if (!sfc_packer_find(name)) {
-    char list[256] = "";
+    char list[512] = "";
     size_t n;
     const sfc_packer_t *all = sfc_packers(&n);
     for (size_t i = 0; i < n; i++) {
-      strncat(list, ", ", sizeof list - strlen(list) - 1);
+      if (i)
+        strncat(list, ", ", sizeof list - strlen(list) - 1);
       strncat(list, all[i].name, sizeof list - strlen(list) - 1);
     }
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "packer.algorithm: unknown packer '%s'; "
-                         "expected one of: auto%s",
+                         "packer.algorithm: unknown packer '%s'; expected one of: %s",
                          cfg->packer.algorithm, list);
   }
   sfc_pack_block_t *pb = sfc_pool_calloc(&ir->pool, ir->n_blocks ? ir->n_blocks : 1, sizeof *pb);

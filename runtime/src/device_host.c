@@ -1,0 +1,603 @@
+/* device_host.c — the `host` device: real bytes in host memory, copy queues as
+ * worker threads, events as completion flags, and integrity mode.
+ *
+ * Queues. H2D and D2H are worker threads (started when the plan has swaps of that
+ * direction), each draining a fixed ring of commands (copy, record, wait) in order.
+ * Compute runs in the caller's thread (the framework computes on the returned host
+ * pointers) except in integrity mode, where it is a third worker: the "kernels" are
+ * the check of a step's inputs (step_begin) and the fill of its outputs (step_end),
+ * asynchronous like a GPU launch, so a missing dependency is a real race.
+ *
+ * Events. event_done[e] holds the tag (iteration + 1) of the last iteration in which
+ * e completed; a wait spins on nothing: it returns at once when the tag matches and
+ * otherwise sleeps on the device condition variable. iteration_end waits until all
+ * rings are empty and no worker is busy — the only device-wide synchronisation.
+ *
+ * Integrity mode (docs/runtime.md "Integrity mode"). Each tensor has a version: the
+ * tag of the iteration its last producer ran in (persistent tensors read before any
+ * producer are initialised by their first reader with version 0). A producer fills
+ * the tensor's bytes with pattern(tensor, version) (integrity.c); every reader checks
+ * them, and iteration_end checks persistent and output tensors still resident. A
+ * non-persistent tensor read before its producer ran in this iteration is an error
+ * too. Overlap, early reuse, a missing wait and a lost swap all leave bytes that
+ * differ from the expected pattern; the message names step, op, tensor, block and
+ * byte offset, and says whether the bytes are an older version of the same tensor
+ * (stale: a lost swap or a missing wait) or something else (overwritten). Test knob:
+ * options.host.delay_us[q] sleeps before every copy/check/fill on queue q so the
+ * racing side of a missing wait always loses.
+ *
+ * Memory: arena + staging arena + one ring per queue sized for a whole iteration
+ * (sum over steps and swaps of deps + 3 commands) + event and version tables, all
+ * allocated at create; nothing afterwards.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+#include "integrity.h"
+
+enum { CMD_COPY, CMD_RECORD, CMD_WAIT, CMD_CHECK, CMD_FILL };
+#define VERSION_NONE UINT64_MAX
+
+typedef struct cmd {
+  uint32_t kind;
+  uint32_t arg; /* event or step index */
+  const sfcrt_copy_t *copy;
+  void *const *operands; /* CHECK/FILL: the step's resolved pointers */
+} cmd_t;
+
+typedef struct queue {
+  cmd_t *ring; /* [cap] */
+  uint32_t cap, head, count;
+  int busy;    /* the worker is executing a command */
+  int started; /* a worker thread runs this queue */
+  pthread_t thread;
+  uint32_t delay_us;
+  struct host *dev;
+  int index;
+} queue_t;
+
+typedef struct host {
+  const sfc_plan_view_t *plan;
+  const sfc_allocator_t *alloc;
+  int integrity;
+  uint8_t *arena_raw, *arena;
+  size_t arena_raw_bytes;
+  uint8_t *harena;
+  size_t harena_bytes;
+  _Atomic uint64_t *event_done; /* [event_count] */
+  uint32_t event_count;
+  uint64_t tag; /* iteration + 1 */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int sync_init;
+  int waiters; /* threads sleeping on cv for an event */
+  int stop;
+  queue_t q[SFCRT_QUEUE_COUNT];
+  _Atomic int failed;
+  sfc_error_t failure;
+  /* integrity (owned by the compute executor) */
+  uint64_t *version;    /* [tensor_count] */
+  void **last_ptr;      /* [tensor_count] where the tensor was last produced/read */
+  uint32_t *last_block; /* [tensor_count] device block of last_ptr */
+  /* stats: stalls of the compute queue */
+  uint64_t stalls;
+  double stall_us;
+} host_t;
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void sleep_us(uint32_t us) {
+  struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* Records the first asynchronous failure; later ones are dropped. */
+static void set_failure(host_t *d, const sfc_error_t *e) {
+  pthread_mutex_lock(&d->mu);
+  if (!atomic_load(&d->failed)) {
+    d->failure = *e;
+    atomic_store(&d->failed, 1);
+  }
+  pthread_cond_broadcast(&d->cv);
+  pthread_mutex_unlock(&d->mu);
+}
+
+static sfc_status_t report_failure(host_t *d, sfc_error_t *err) {
+  pthread_mutex_lock(&d->mu);
+  *err = d->failure;
+  pthread_mutex_unlock(&d->mu);
+  return err->status;
+}
+
+/* ---- integrity ------------------------------------------------------------------- */
+
+static const char *tensor_name(const host_t *d, uint32_t t) {
+  return sfc_plan_string(d->plan, d->plan->tensors[t].name);
+}
+
+static int tensor_persistent(const host_t *d, uint32_t t) {
+  return (d->plan->tensors[t].flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL)) != 0;
+}
+
+/* Names what the unexpected bytes are: an older version of the tensor, or other. */
+static void diagnose(const host_t *d, uint32_t t, uint64_t off, uint64_t found, char *buf,
+                     size_t n) {
+  uint64_t limit = d->tag < 64 ? d->tag : 64;
+  for (uint64_t back = 1; back <= limit; back++) {
+    uint64_t v = d->tag - back;
+    uint64_t w = sfcrt_pattern_word(t, v, off);
+    uint64_t bytes = d->plan->tensors[t].bytes;
+    uint64_t n8 = (off / 8) * 8 + 8 <= bytes ? 8 : bytes % 8;
+    if (n8 < 8)
+      w &= (UINT64_C(1) << (8 * n8)) - 1;
+    if (w == found) {
+      snprintf(buf, n,
+               "stale: it holds this tensor's contents of %s%llu (a lost swap or a missing wait)",
+               v == 0 ? "session start, version " : "iteration ",
+               (unsigned long long)(v ? v - 1 : 0));
+      return;
+    }
+  }
+  snprintf(buf, n, "overwritten: overlap, early reuse of the block or a missing wait");
+}
+
+static void integrity_error(host_t *d, uint32_t k, const char *what, uint32_t operand, uint32_t t,
+                            uint32_t block, uint64_t off, uint64_t found, uint64_t expected) {
+  char why[160];
+  diagnose(d, t, off, found, why, sizeof why);
+  const sfc_plan_op_t *op = &d->plan->ops[d->plan->steps[k].op];
+  sfc_error_t e;
+  sfc_error_set(&e, SFC_ERR_INTEGRITY,
+                "integrity: iteration %llu step %u (op '%s'): %s %u tensor %u '%s' (block %u) "
+                "byte %llu of %llu: found 0x%016llx, expected 0x%016llx: %s",
+                (unsigned long long)(d->tag - 1), k, sfc_plan_string(d->plan, op->name), what,
+                operand, t, tensor_name(d, t), block, (unsigned long long)off,
+                (unsigned long long)d->plan->tensors[t].bytes, (unsigned long long)found,
+                (unsigned long long)expected, why);
+  set_failure(d, &e);
+}
+
+static void integrity_check_step(host_t *d, uint32_t k, void *const *ptrs) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_plan_step_t *ps = &v->steps[k];
+  const sfc_plan_op_t *op = &v->ops[ps->op];
+  const uint32_t *tensors = v->op_operands + op->operand_begin;
+  const uint32_t *blocks = v->step_operands + ps->operand_begin;
+  for (uint32_t i = 0; i < op->input_count; i++) {
+    uint32_t t = tensors[i];
+    uint64_t bytes = v->tensors[t].bytes;
+    if (d->version[t] == VERSION_NONE || (!tensor_persistent(d, t) && d->version[t] != d->tag)) {
+      if (tensor_persistent(d, t)) { /* first read of a parameter or input: initialise */
+        sfcrt_pattern_fill(ptrs[i], bytes, t, 0);
+        d->version[t] = 0;
+      } else {
+        sfc_error_t e;
+        sfc_error_set(&e, SFC_ERR_INTEGRITY,
+                      "integrity: iteration %llu step %u (op '%s'): input %u tensor %u '%s' "
+                      "(block %u) is read before any step produced it in this iteration",
+                      (unsigned long long)(d->tag - 1), k, sfc_plan_string(v, op->name), i, t,
+                      tensor_name(d, t), blocks[i]);
+        set_failure(d, &e);
+        return;
+      }
+    }
+    uint64_t found = 0, expected = 0;
+    uint64_t off = sfcrt_pattern_check(ptrs[i], bytes, t, d->version[t], &found, &expected);
+    if (off != SFCRT_PATTERN_OK) {
+      integrity_error(d, k, "input", i, t, blocks[i], off, found, expected);
+      return;
+    }
+    d->last_ptr[t] = ptrs[i];
+    d->last_block[t] = blocks[i];
+  }
+}
+
+static void integrity_fill_step(host_t *d, uint32_t k, void *const *ptrs) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_plan_step_t *ps = &v->steps[k];
+  const sfc_plan_op_t *op = &v->ops[ps->op];
+  const uint32_t *tensors = v->op_operands + op->operand_begin;
+  const uint32_t *blocks = v->step_operands + ps->operand_begin;
+  uint32_t n = (uint32_t)op->input_count + op->output_count + op->temp_count;
+  for (uint32_t i = op->input_count; i < n; i++) {
+    uint32_t t = tensors[i];
+    sfcrt_pattern_fill(ptrs[i], v->tensors[t].bytes, t, d->tag);
+    d->version[t] = d->tag;
+    d->last_ptr[t] = ptrs[i];
+    d->last_block[t] = blocks[i];
+  }
+}
+
+/* At iteration end: every persistent or output tensor whose last block is resident
+ * at the last step still holds its last version. */
+static void integrity_check_end(host_t *d) {
+  const sfc_plan_view_t *v = d->plan;
+  for (uint32_t t = 0; t < v->tensor_count && !atomic_load(&d->failed); t++) {
+    if (!d->last_ptr[t] || d->version[t] == VERSION_NONE)
+      continue;
+    if (!tensor_persistent(d, t) && v->tensors[t].kind != SFC_KIND_OUTPUT)
+      continue;
+    const sfc_plan_block_t *b = &v->blocks[d->last_block[t]];
+    if (!(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) &&
+        b->last_step + 1 < v->step_count)
+      continue;
+    uint64_t found = 0, expected = 0;
+    uint64_t off = sfcrt_pattern_check(d->last_ptr[t], v->tensors[t].bytes, t, d->version[t],
+                                       &found, &expected);
+    if (off != SFCRT_PATTERN_OK) {
+      char why[160];
+      diagnose(d, t, off, found, why, sizeof why);
+      sfc_error_t e;
+      sfc_error_set(&e, SFC_ERR_INTEGRITY,
+                    "integrity: iteration %llu end: tensor %u '%s' (block %u) byte %llu of "
+                    "%llu: found 0x%016llx, expected 0x%016llx: %s",
+                    (unsigned long long)(d->tag - 1), t, tensor_name(d, t), d->last_block[t],
+                    (unsigned long long)off, (unsigned long long)v->tensors[t].bytes,
+                    (unsigned long long)found, (unsigned long long)expected, why);
+      set_failure(d, &e);
+    }
+  }
+}
+
+/* ---- commands -------------------------------------------------------------------- */
+
+static void run_wait(host_t *d, int qi, uint32_t e) {
+  if (atomic_load_explicit(&d->event_done[e], memory_order_acquire) == d->tag)
+    return;
+  double t0 = now_us();
+  pthread_mutex_lock(&d->mu);
+  d->waiters++;
+  while (atomic_load(&d->event_done[e]) != d->tag && !atomic_load(&d->failed) && !d->stop)
+    pthread_cond_wait(&d->cv, &d->mu);
+  d->waiters--;
+  if (qi == SFCRT_QUEUE_COMPUTE) {
+    d->stalls++;
+    d->stall_us += now_us() - t0;
+  }
+  pthread_mutex_unlock(&d->mu);
+}
+
+static void run_record(host_t *d, uint32_t e) {
+  pthread_mutex_lock(&d->mu);
+  atomic_store_explicit(&d->event_done[e], d->tag, memory_order_release);
+  if (d->waiters)
+    pthread_cond_broadcast(&d->cv);
+  pthread_mutex_unlock(&d->mu);
+}
+
+static void run_cmd(host_t *d, queue_t *q, const cmd_t *c) {
+  if (q->delay_us && (c->kind == CMD_COPY || c->kind == CMD_CHECK || c->kind == CMD_FILL))
+    sleep_us(q->delay_us);
+  switch (c->kind) {
+    case CMD_COPY:
+      if (c->copy->bytes) {
+        if (c->copy->direction == SFC_SWAP_IN)
+          memcpy(c->copy->device_ptr, c->copy->host_ptr, c->copy->bytes);
+        else
+          memcpy(c->copy->host_ptr, c->copy->device_ptr, c->copy->bytes);
+      }
+      break;
+    case CMD_RECORD:
+      run_record(d, c->arg);
+      break;
+    case CMD_WAIT:
+      run_wait(d, q->index, c->arg);
+      break;
+    case CMD_CHECK:
+      integrity_check_step(d, c->arg, c->operands);
+      break;
+    case CMD_FILL:
+      integrity_fill_step(d, c->arg, c->operands);
+      break;
+  }
+}
+
+static void *worker(void *arg) {
+  queue_t *q = arg;
+  host_t *d = q->dev;
+  pthread_mutex_lock(&d->mu);
+  for (;;) {
+    while (q->count == 0 && !d->stop)
+      pthread_cond_wait(&d->cv, &d->mu);
+    if (q->count == 0 && d->stop)
+      break;
+    cmd_t c = q->ring[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    q->busy = 1;
+    pthread_mutex_unlock(&d->mu);
+    if (!atomic_load(&d->failed))
+      run_cmd(d, q, &c);
+    pthread_mutex_lock(&d->mu);
+    q->busy = 0;
+    pthread_cond_broadcast(&d->cv);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
+/* Runs c on queue qi: inline when the queue has no worker (compute outside
+ * integrity mode), else appended to the worker's ring. */
+static void submit(host_t *d, int qi, cmd_t c) {
+  queue_t *q = &d->q[qi];
+  if (!q->started) {
+    run_cmd(d, q, &c);
+    return;
+  }
+  pthread_mutex_lock(&d->mu);
+  while (q->count == q->cap) /* cannot happen: the ring holds a whole iteration */
+    pthread_cond_wait(&d->cv, &d->mu);
+  q->ring[(q->head + q->count) % q->cap] = c;
+  q->count++;
+  pthread_cond_broadcast(&d->cv);
+  pthread_mutex_unlock(&d->mu);
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static void host_destroy(void *self) {
+  host_t *d = self;
+  if (!d)
+    return;
+  const sfc_plan_view_t *v = d->plan;
+  if (d->sync_init) {
+    pthread_mutex_lock(&d->mu);
+    d->stop = 1;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    for (int i = 0; i < SFCRT_QUEUE_COUNT; i++)
+      if (d->q[i].started)
+        pthread_join(d->q[i].thread, NULL);
+    pthread_cond_destroy(&d->cv);
+    pthread_mutex_destroy(&d->mu);
+  }
+  for (int i = 0; i < SFCRT_QUEUE_COUNT; i++)
+    sfc_free(d->alloc, d->q[i].ring, (size_t)d->q[i].cap * sizeof(cmd_t));
+  size_t tn = v->tensor_count ? v->tensor_count : 1;
+  sfc_free(d->alloc, d->version, tn * sizeof(uint64_t));
+  sfc_free(d->alloc, d->last_ptr, tn * sizeof(void *));
+  sfc_free(d->alloc, d->last_block, tn * sizeof(uint32_t));
+  sfc_free(d->alloc, (void *)d->event_done,
+           (d->event_count ? d->event_count : 1) * sizeof(_Atomic uint64_t));
+  sfc_free(d->alloc, d->arena_raw, d->arena_raw_bytes);
+  sfc_free(d->alloc, d->harena, d->harena_bytes);
+  sfc_free(d->alloc, d, sizeof *d);
+}
+
+static sfc_status_t host_create_parts(host_t *d, const sfcrt_device_config_t *cfg,
+                                      sfc_error_t *err) {
+  const sfc_plan_view_t *v = cfg->plan;
+  d->event_done =
+      sfc_calloc(d->alloc, d->event_count ? d->event_count : 1, sizeof(_Atomic uint64_t));
+  if (!d->event_done)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory (events)");
+  for (uint32_t e = 0; e < d->event_count; e++)
+    atomic_init(&d->event_done[e], 0);
+  if (d->integrity) {
+    size_t tn = v->tensor_count ? v->tensor_count : 1;
+    d->version = sfc_calloc(d->alloc, tn, sizeof(uint64_t));
+    d->last_ptr = sfc_calloc(d->alloc, tn, sizeof(void *));
+    d->last_block = sfc_calloc(d->alloc, tn, sizeof(uint32_t));
+    if (!d->version || !d->last_ptr || !d->last_block)
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory (integrity tables)");
+    for (uint32_t t = 0; t < v->tensor_count; t++)
+      d->version[t] = VERSION_NONE;
+  }
+  /* Which queues get a worker, and a ring big enough for one whole iteration. */
+  uint64_t cap = 8;
+  int want[SFCRT_QUEUE_COUNT] = {d->integrity, 0, 0};
+  for (uint32_t k = 0; k < v->step_count; k++)
+    cap += (uint64_t)v->steps[k].dep_count + 3;
+  for (uint32_t i = 0; i < v->swap_count; i++) {
+    cap += (uint64_t)v->swaps[i].dep_count + 3;
+    want[v->swaps[i].direction == SFC_SWAP_IN ? SFCRT_QUEUE_H2D : SFCRT_QUEUE_D2H] = 1;
+  }
+  if (cap > UINT32_MAX / 2)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "host: plan too large for the command rings");
+  if (pthread_mutex_init(&d->mu, NULL) != 0)
+    return sfc_error_set(err, SFC_ERR_DEVICE, "host: pthread_mutex_init failed");
+  if (pthread_cond_init(&d->cv, NULL) != 0) {
+    pthread_mutex_destroy(&d->mu);
+    return sfc_error_set(err, SFC_ERR_DEVICE, "host: pthread_cond_init failed");
+  }
+  d->sync_init = 1;
+  for (int i = 0; i < SFCRT_QUEUE_COUNT; i++) {
+    queue_t *q = &d->q[i];
+    q->dev = d;
+    q->index = i;
+    q->delay_us = cfg->options->host.delay_us[i];
+    if (!want[i])
+      continue;
+    q->ring = sfc_calloc(d->alloc, (size_t)cap, sizeof(cmd_t));
+    if (!q->ring)
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory (command ring)");
+    q->cap = (uint32_t)cap;
+  }
+  for (int i = 0; i < SFCRT_QUEUE_COUNT; i++) {
+    if (!d->q[i].ring)
+      continue;
+    if (pthread_create(&d->q[i].thread, NULL, worker, &d->q[i]) != 0)
+      return sfc_error_set(err, SFC_ERR_DEVICE, "host: cannot start a queue thread");
+    d->q[i].started = 1;
+  }
+  return SFC_OK;
+}
+
+static sfc_status_t host_create(const sfcrt_device_config_t *cfg, void **out_self,
+                                sfc_error_t *err) {
+  *out_self = NULL;
+  host_t *d = sfc_calloc(cfg->alloc, 1, sizeof *d);
+  if (!d)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory");
+  d->plan = cfg->plan;
+  d->alloc = cfg->alloc;
+  d->integrity = cfg->options->host.integrity != 0;
+  d->event_count = cfg->event_count;
+  atomic_init(&d->failed, 0);
+  sfc_status_t st = host_create_parts(d, cfg, err);
+  if (st != SFC_OK) {
+    host_destroy(d);
+    return st;
+  }
+  *out_self = d;
+  return SFC_OK;
+}
+
+static sfc_status_t host_arena_alloc(void *self, uint64_t bytes, uint32_t alignment,
+                                     sfc_error_t *err) {
+  host_t *d = self;
+  if (bytes == 0)
+    return SFC_OK;
+  if (alignment == 0)
+    alignment = 1;
+  if (bytes > SIZE_MAX - alignment)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: arena of %llu bytes does not fit",
+                         (unsigned long long)bytes);
+  d->arena_raw_bytes = (size_t)bytes + alignment;
+  d->arena_raw = sfc_calloc(d->alloc, 1, d->arena_raw_bytes);
+  if (!d->arena_raw) {
+    d->arena_raw_bytes = 0;
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: cannot allocate an arena of %llu bytes",
+                         (unsigned long long)bytes);
+  }
+  uintptr_t p = (uintptr_t)d->arena_raw;
+  d->arena = d->arena_raw + ((alignment - p % alignment) % alignment);
+  return SFC_OK;
+}
+
+static sfc_status_t host_host_alloc(void *self, uint64_t bytes, sfc_error_t *err) {
+  host_t *d = self;
+  if (bytes == 0)
+    return SFC_OK;
+  if (bytes > SIZE_MAX)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: staging arena does not fit");
+  d->harena = sfc_calloc(d->alloc, 1, (size_t)bytes);
+  if (!d->harena)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
+                         "host: cannot allocate a staging arena of %llu bytes",
+                         (unsigned long long)bytes);
+  d->harena_bytes = (size_t)bytes;
+  return SFC_OK;
+}
+
+static void *host_block_address(void *self, uint32_t block) {
+  host_t *d = self;
+  return d->arena ? d->arena + d->plan->blocks[block].offset : NULL;
+}
+
+static void *host_host_block_address(void *self, uint32_t block) {
+  host_t *d = self;
+  return d->harena ? d->harena + d->plan->host_blocks[block].offset : NULL;
+}
+
+static sfc_status_t host_iteration_begin(void *self, uint64_t iteration, sfc_error_t *err) {
+  host_t *d = self;
+  if (atomic_load(&d->failed))
+    return report_failure(d, err);
+  /* Workers are idle (iteration_end drained them); they read tag after taking the
+   * mutex to pop their next command, which this store happens before. */
+  pthread_mutex_lock(&d->mu);
+  d->tag = iteration + 1;
+  pthread_mutex_unlock(&d->mu);
+  return SFC_OK;
+}
+
+static sfc_status_t host_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c,
+                              sfc_error_t *err) {
+  host_t *d = self;
+  if (c->bytes && (!c->device_ptr || !c->host_ptr))
+    return sfc_error_set(err, SFC_ERR_INTERNAL, "host: swap %u has no memory", c->swap);
+  submit(d, q, (cmd_t){CMD_COPY, c->swap, c, NULL});
+  return SFC_OK;
+}
+
+static sfc_status_t host_event_record(void *self, sfcrt_queue_t q, uint32_t event,
+                                      sfc_error_t *err) {
+  (void)err;
+  submit(self, q, (cmd_t){CMD_RECORD, event, NULL, NULL});
+  return SFC_OK;
+}
+
+static sfc_status_t host_queue_wait(void *self, sfcrt_queue_t q, uint32_t event, sfc_error_t *err) {
+  host_t *d = self;
+  submit(d, q, (cmd_t){CMD_WAIT, event, NULL, NULL});
+  if (atomic_load_explicit(&d->failed, memory_order_relaxed))
+    return report_failure(d, err);
+  return SFC_OK;
+}
+
+static sfc_status_t host_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
+                                    sfc_error_t *err) {
+  host_t *d = self;
+  *out_stream = NULL;
+  if (d->integrity)
+    submit(d, SFCRT_QUEUE_COMPUTE, (cmd_t){CMD_CHECK, s->index, NULL, s->operands});
+  if (atomic_load_explicit(&d->failed, memory_order_relaxed))
+    return report_failure(d, err);
+  return SFC_OK;
+}
+
+static sfc_status_t host_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
+  host_t *d = self;
+  if (d->integrity)
+    submit(d, SFCRT_QUEUE_COMPUTE, (cmd_t){CMD_FILL, s->index, NULL, s->operands});
+  if (atomic_load_explicit(&d->failed, memory_order_relaxed))
+    return report_failure(d, err);
+  return SFC_OK;
+}
+
+static sfc_status_t host_iteration_end(void *self, sfc_error_t *err) {
+  host_t *d = self;
+  pthread_mutex_lock(&d->mu);
+  for (;;) {
+    int idle = 1;
+    for (int i = 0; i < SFCRT_QUEUE_COUNT; i++)
+      if (d->q[i].count || d->q[i].busy)
+        idle = 0;
+    if (idle)
+      break;
+    pthread_cond_wait(&d->cv, &d->mu);
+  }
+  pthread_mutex_unlock(&d->mu);
+  if (d->integrity && !atomic_load(&d->failed))
+    integrity_check_end(d);
+  if (atomic_load(&d->failed))
+    return report_failure(d, err);
+  return SFC_OK;
+}
+
+static void host_stats(void *self, sfcrt_stats_t *st) {
+  host_t *d = self;
+  pthread_mutex_lock(&d->mu);
+  st->stalls = d->stalls;
+  st->stall_us = d->stall_us;
+  pthread_mutex_unlock(&d->mu);
+}
+
+const sfcrt_device_ops_t sfcrt_device_host = {
+    .name = "host",
+    .create = host_create,
+    .arena_alloc = host_arena_alloc,
+    .host_alloc = host_host_alloc,
+    .block_address = host_block_address,
+    .host_block_address = host_host_block_address,
+    .iteration_begin = host_iteration_begin,
+    .copy = host_copy,
+    .event_record = host_event_record,
+    .queue_wait = host_queue_wait,
+    .step_begin = host_step_begin,
+    .step_end = host_step_end,
+    .iteration_end = host_iteration_end,
+    .stats = host_stats,
+    .destroy = host_destroy,
+};

@@ -1,0 +1,211 @@
+/* device_sim.c — the `sim` device: replays a plan on virtual clocks, no bytes.
+ *
+ * Model (docs/runtime.md "The sim device"; seed cpu-offloading §4): three clocks in
+ * microseconds, one per queue (compute, H2D engine, D2H engine), all 0 at
+ * iteration_begin.
+ *  - step k: the compute clock first advances to every awaited event's time (the
+ *    difference is that step's stall), then by the op's time: time_us when known
+ *    (>= 0), else flops / options.sim.flops_per_s when both are > 0, else
+ *    options.sim.default_op_us (default 0).
+ *  - copy of b bytes on engine q: starts at the engine's clock (after its waits),
+ *    takes latency + b / bw(q); when the other engine is still busy at that start,
+ *    the bandwidth is bw(q) * duplex_factor (shared link). Bandwidths, latency and
+ *    duplex factor come from options.sim when > 0, else from the plan's META.
+ *  - event_record(q, e) stamps e with q's clock; queue_wait(q, e) advances q's clock
+ *    to at least that stamp.
+ *  - predicted iteration time = max of the three clocks at iteration_end.
+ * Deterministic (no time source, no threads) and O(1) per call; the per-op times
+ * are precomputed at create. Memory: op_count + event_count + step_count doubles.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "device.h"
+
+typedef struct sim {
+  const sfc_plan_view_t *plan;
+  const sfc_allocator_t *alloc;
+  double *op_us;      /* [op_count] */
+  double *event_us;   /* [event_count] */
+  double *step_stall; /* [step_count] last iteration */
+  uint32_t event_count;
+  double clock[SFCRT_QUEUE_COUNT];
+  double busy[SFCRT_QUEUE_COUNT]; /* this iteration */
+  double compute_us;              /* this iteration */
+  double pending_stall;           /* waits before the next step_begin */
+  double bw[SFCRT_QUEUE_COUNT];   /* bytes per microsecond, [H2D] and [D2H] */
+  double duplex, latency_us;
+  /* last completed iteration */
+  double last_iter_us, last_compute_us, last_busy[SFCRT_QUEUE_COUNT];
+  uint64_t stalls;
+  double stall_us;
+} sim_t;
+
+static double positive_or(double v, double fallback) {
+  return (v > 0 && isfinite(v)) ? v : fallback;
+}
+
+static void sim_destroy(void *self) {
+  sim_t *d = self;
+  if (!d)
+    return;
+  const sfc_plan_view_t *v = d->plan;
+  sfc_free(d->alloc, d->op_us, (v->op_count ? v->op_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->event_us, (d->event_count ? d->event_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->step_stall, (v->step_count ? v->step_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d, sizeof *d);
+}
+
+static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self,
+                               sfc_error_t *err) {
+  *out_self = NULL;
+  const sfc_plan_view_t *v = cfg->plan;
+  sim_t *d = sfc_calloc(cfg->alloc, 1, sizeof *d);
+  if (!d)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim: out of memory");
+  d->plan = v;
+  d->alloc = cfg->alloc;
+  d->event_count = cfg->event_count;
+  d->op_us = sfc_calloc(cfg->alloc, v->op_count ? v->op_count : 1, sizeof(double));
+  d->event_us = sfc_calloc(cfg->alloc, d->event_count ? d->event_count : 1, sizeof(double));
+  d->step_stall = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
+  if (!d->op_us || !d->event_us || !d->step_stall) {
+    sim_destroy(d);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim: out of memory (clock tables)");
+  }
+  const sfcrt_options_t *o = cfg->options;
+  for (uint32_t i = 0; i < v->op_count; i++) {
+    const sfc_plan_op_t *op = &v->ops[i];
+    if (op->time_us >= 0 && isfinite(op->time_us))
+      d->op_us[i] = op->time_us;
+    else if (op->flops > 0 && o->sim.flops_per_s > 0)
+      d->op_us[i] = (double)op->flops / o->sim.flops_per_s * 1e6;
+    else
+      d->op_us[i] = positive_or(o->sim.default_op_us, 0.0);
+  }
+  /* bytes/s -> bytes/us; a missing bandwidth means copies take only the latency. */
+  d->bw[SFCRT_QUEUE_H2D] = positive_or(o->sim.h2d_bytes_per_s, v->meta.h2d_bytes_per_s) / 1e6;
+  d->bw[SFCRT_QUEUE_D2H] = positive_or(o->sim.d2h_bytes_per_s, v->meta.d2h_bytes_per_s) / 1e6;
+  d->duplex = positive_or(o->sim.duplex_factor, positive_or(v->meta.duplex_factor, 1.0));
+  d->latency_us = positive_or(o->sim.copy_latency_s, positive_or(v->meta.copy_latency_s, 0)) * 1e6;
+  *out_self = d;
+  return SFC_OK;
+}
+
+static sfc_status_t sim_arena_alloc(void *self, uint64_t bytes, uint32_t alignment,
+                                    sfc_error_t *err) {
+  (void)self, (void)bytes, (void)alignment, (void)err;
+  return SFC_OK;
+}
+
+static sfc_status_t sim_host_alloc(void *self, uint64_t bytes, sfc_error_t *err) {
+  (void)self, (void)bytes, (void)err;
+  return SFC_OK;
+}
+
+static void *sim_address(void *self, uint32_t block) {
+  (void)self, (void)block;
+  return NULL;
+}
+
+static sfc_status_t sim_iteration_begin(void *self, uint64_t iteration, sfc_error_t *err) {
+  (void)iteration, (void)err;
+  sim_t *d = self;
+  memset(d->clock, 0, sizeof d->clock);
+  memset(d->busy, 0, sizeof d->busy);
+  d->compute_us = 0;
+  d->pending_stall = 0;
+  return SFC_OK;
+}
+
+static sfc_status_t sim_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c, sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  sfcrt_queue_t other = q == SFCRT_QUEUE_H2D ? SFCRT_QUEUE_D2H : SFCRT_QUEUE_H2D;
+  double start = d->clock[q];
+  double bw = d->bw[q];
+  if (d->clock[other] > start)
+    bw *= d->duplex;
+  double dur = d->latency_us + (bw > 0 ? (double)c->bytes / bw : 0.0);
+  d->clock[q] = start + dur;
+  d->busy[q] += dur;
+  return SFC_OK;
+}
+
+static sfc_status_t sim_event_record(void *self, sfcrt_queue_t q, uint32_t event,
+                                     sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  d->event_us[event] = d->clock[q];
+  return SFC_OK;
+}
+
+static sfc_status_t sim_queue_wait(void *self, sfcrt_queue_t q, uint32_t event, sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  double t = d->event_us[event];
+  if (t > d->clock[q]) {
+    if (q == SFCRT_QUEUE_COMPUTE) {
+      d->pending_stall += t - d->clock[q];
+      d->stall_us += t - d->clock[q];
+      d->stalls++;
+    }
+    d->clock[q] = t;
+  }
+  return SFC_OK;
+}
+
+static sfc_status_t sim_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
+                                   sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  double t = d->op_us[s->step->op];
+  d->clock[SFCRT_QUEUE_COMPUTE] += t;
+  d->compute_us += t;
+  d->step_stall[s->index] = d->pending_stall;
+  d->pending_stall = 0;
+  *out_stream = NULL;
+  return SFC_OK;
+}
+
+static sfc_status_t sim_iteration_end(void *self, sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  double end = d->clock[0];
+  for (int q = 1; q < SFCRT_QUEUE_COUNT; q++)
+    if (d->clock[q] > end)
+      end = d->clock[q];
+  d->last_iter_us = end;
+  d->last_compute_us = d->compute_us;
+  memcpy(d->last_busy, d->busy, sizeof d->busy);
+  return SFC_OK;
+}
+
+static void sim_stats(void *self, sfcrt_stats_t *st) {
+  sim_t *d = self;
+  st->stalls = d->stalls;
+  st->stall_us = d->stall_us;
+  st->predicted_iteration_us = d->last_iter_us;
+  st->compute_us = d->last_compute_us;
+  st->h2d_busy_us = d->last_busy[SFCRT_QUEUE_H2D];
+  st->d2h_busy_us = d->last_busy[SFCRT_QUEUE_D2H];
+  st->step_stall_us = d->step_stall;
+}
+
+const sfcrt_device_ops_t sfcrt_device_sim = {
+    .name = "sim",
+    .create = sim_create,
+    .arena_alloc = sim_arena_alloc,
+    .host_alloc = sim_host_alloc,
+    .block_address = sim_address,
+    .host_block_address = sim_address,
+    .iteration_begin = sim_iteration_begin,
+    .copy = sim_copy,
+    .event_record = sim_event_record,
+    .queue_wait = sim_queue_wait,
+    .step_begin = sim_step_begin,
+    .step_end = NULL,
+    .iteration_end = sim_iteration_end,
+    .stats = sim_stats,
+    .destroy = sim_destroy,
+};

@@ -1,0 +1,303 @@
+/* test_rt_api.c — the sfcrt C API: the pull loop walks pb_example_full (pointers at
+ * the planned offsets, tiles with their boxes, swaps counted), the sim device's
+ * numbers derived by hand, misuse -> SFC_ERR_STATE, external tensors, and zero heap
+ * allocations per iteration (counting allocator) on every device. */
+#include "rt_test_util.h"
+
+/* pb_example_full, walked by hand: op, segment, tile and the box rows of operand 0. */
+static void test_walk_example_full(void) {
+  pb_t *b = pb_new();
+  pb_example_full(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  sfcrt_session_t *s = NULL;
+  sfc_error_t err;
+  CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+  CHECK_STR_EQ(sfcrt_session_device(s), "host");
+  static const char *const names[] = {"conv_a", "relu_b", "conv_c", "relu_b", "conv_c", "add_d"};
+  static const uint32_t tiles[] = {SFC_PLAN_NONE, 0, 0, 1, 1, SFC_PLAN_NONE};
+  static const int64_t row_lo[] = {-1, 0, 0, 3, 3, -1}, row_hi[] = {-1, 5, 5, 8, 8, -1};
+  /* block offsets of each step's operands (inputs, then outputs) */
+  static const uint64_t offs[6][3] = {{0, 256},   {256, 512}, {512, 768},
+                                      {256, 512}, {512, 768}, {768, 256, 512}};
+  for (int it = 0; it < 2; it++) {
+    CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+    const sfcrt_step_t *st = NULL;
+    void *base = NULL;
+    for (uint32_t k = 0; k < 6; k++) {
+      CHECK_OK(sfcrt_step_next(s, &st, &err), err);
+      if (!st)
+        break;
+      CHECK_EQ_U64(st->index, k);
+      CHECK_STR_EQ(st->name, names[k]);
+      CHECK_EQ_U64(st->tile, tiles[k]);
+      CHECK(st->stream == NULL);
+      if (k == 0)
+        base = st->inputs[0];
+      uint32_t n = st->input_count + st->output_count;
+      for (uint32_t i = 0; i < n; i++) {
+        void *p = i < st->input_count ? st->inputs[i] : st->outputs[i - st->input_count];
+        CHECK_EQ_U64((uint64_t)((uint8_t *)p - (uint8_t *)base), offs[k][i]);
+      }
+      if (row_lo[k] < 0) {
+        CHECK(st->boxes == NULL);
+        CHECK_EQ_U64(st->segment, SFC_PLAN_NONE);
+      } else {
+        CHECK(st->boxes != NULL);
+        CHECK_EQ_U64(st->segment, 0);
+        if (st->boxes) {
+          CHECK_EQ_I64(st->boxes[0].lo[2], row_lo[k]);
+          CHECK_EQ_I64(st->boxes[0].hi[2], row_hi[k]);
+        }
+      }
+      CHECK_OK(sfcrt_step_done(s, &err), err);
+    }
+    CHECK_OK(sfcrt_step_next(s, &st, &err), err);
+    CHECK(st == NULL);
+    CHECK_OK(sfcrt_iteration_end(s, &err), err);
+  }
+  sfcrt_stats_t stats;
+  sfcrt_session_stats(s, &stats);
+  CHECK_EQ_U64(stats.iterations, 2);
+  CHECK_EQ_U64(stats.steps, 12);
+  CHECK_EQ_U64(stats.swaps_in, 2);
+  CHECK_EQ_U64(stats.swaps_out, 2);
+  CHECK_EQ_U64(stats.bytes_swapped_in, 512);
+  CHECK_EQ_U64(stats.bytes_swapped_out, 512);
+  CHECK_EQ_U64(stats.arena_bytes, 1024);
+  CHECK_EQ_U64(stats.host_arena_bytes, 256);
+  CHECK_EQ_U64(stats.peak_device_bytes, 1024); /* x, a, b, c at step 2..3 */
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* Sim on pb_example_full: ops 10 us, link 25e9 B/s, latency 10 us, 256-byte swaps.
+ * step0 [0,10]; steps 1-4 end at 50; swap-out waits step0: D2H [10, 20.01024];
+ * swap-in waits it: H2D [20.01024, 30.02048]; step 5 waits the swap-in (no stall)
+ * and ends at 60. */
+static void test_sim_by_hand(void) {
+  pb_t *b = pb_new();
+  pb_example_full(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_stats_t st;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
+  const double copy = 10.0 + 256 / 25e3; /* latency + bytes / (bytes per us) */
+  CHECK_NEAR(st.predicted_iteration_us, 60.0, 1e-9);
+  CHECK_NEAR(st.compute_us, 60.0, 1e-9);
+  CHECK_NEAR(st.h2d_busy_us, copy, 1e-9);
+  CHECK_NEAR(st.d2h_busy_us, copy, 1e-9);
+  CHECK_EQ_U64(st.stalls, 0);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+
+  /* Same plan with relu_b and conv_c free: step 5 starts at 10 but the swap-in ends
+   * at 10 + 2 * copy: one stall of 2 * copy per iteration. */
+  b = pb_new();
+  pb_example_full(b);
+  pb_op_at(b, 1)->time_us = 0;
+  pb_op_at(b, 2)->time_us = 0;
+  plan = rt_load(b);
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  double stall = 2 * copy; /* swap-in ends at 10 + 2 * copy, compute clock is 10 */
+  CHECK_NEAR(st.predicted_iteration_us, 10 + 2 * copy + 10, 1e-9);
+  CHECK_NEAR(st.compute_us, 20.0, 1e-9);
+  CHECK_EQ_U64(st.stalls, 3);
+  CHECK_NEAR(st.stall_us, 3 * stall, 1e-9);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+
+  /* Unknown op times: flops / flops_per_s, else default_op_us. */
+  b = pb_new();
+  pb_simple_chain(b, 3);
+  pb_op_at(b, 0)->time_us = -1;
+  pb_op_at(b, 0)->flops = 4000000; /* 4e6 / 1e12 per s = 4 us */
+  pb_op_at(b, 1)->time_us = -1;    /* no flops: default 7 us */
+  plan = rt_load(b);
+  opt.sim.flops_per_s = 1e12;
+  opt.sim.default_op_us = 7;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 1, &st, &err), err);
+  CHECK_NEAR(st.compute_us, 4 + 7 + 10, 1e-9);
+  CHECK_NEAR(st.predicted_iteration_us, 21, 1e-9);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* Per-step stalls stay readable while the session lives. */
+static void test_sim_step_stalls(void) {
+  pb_t *b = pb_new();
+  pb_example_full(b);
+  pb_op_at(b, 1)->time_us = 0;
+  pb_op_at(b, 2)->time_us = 0;
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_session_t *s;
+  sfc_error_t err;
+  CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+  CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+  const sfcrt_step_t *st;
+  while (sfcrt_step_next(s, &st, &err) == SFC_OK && st)
+    sfcrt_step_done(s, &err);
+  CHECK_OK(sfcrt_iteration_end(s, &err), err);
+  sfcrt_stats_t stats;
+  sfcrt_session_stats(s, &stats);
+  CHECK_EQ_U64(stats.step_count, 6);
+  CHECK(stats.step_stall_us != NULL);
+  if (stats.step_stall_us) {
+    const double copy = 10.0 + 256 / 25e3;
+    for (int k = 0; k < 5; k++)
+      CHECK_NEAR(stats.step_stall_us[k], 0, 0);
+    CHECK_NEAR(stats.step_stall_us[5], 2 * copy, 1e-9);
+  }
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+static void test_misuse(void) {
+  pb_t *b = pb_new();
+  pb_simple_chain(b, 2);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_session_t *s;
+  sfc_error_t err;
+  CHECK_OK(sfcrt_session_create(plan, NULL, &s, &err), err);
+  const sfcrt_step_t *st = (const sfcrt_step_t *)&err;
+  CHECK_EQ_I64(sfcrt_step_next(s, &st, &err), SFC_ERR_STATE);
+  CHECK(st == NULL);
+  CHECK_CONTAINS(err.message, "no iteration is running");
+  CHECK_EQ_I64(sfcrt_step_done(s, &err), SFC_ERR_STATE);
+  CHECK_EQ_I64(sfcrt_iteration_end(s, &err), SFC_ERR_STATE);
+  CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+  CHECK_EQ_I64(sfcrt_iteration_begin(s, &err), SFC_ERR_STATE); /* double begin */
+  CHECK_CONTAINS(err.message, "still running");
+  CHECK_EQ_I64(sfcrt_step_done(s, &err), SFC_ERR_STATE); /* done before next */
+  CHECK_OK(sfcrt_step_next(s, &st, &err), err);
+  CHECK_EQ_I64(sfcrt_step_next(s, &st, &err), SFC_ERR_STATE); /* next while pending */
+  CHECK_CONTAINS(err.message, "step 0 is pending");
+  CHECK_EQ_I64(sfcrt_iteration_end(s, &err), SFC_ERR_STATE); /* end mid-iteration */
+  CHECK_CONTAINS(err.message, "step 0 of 2 not finished");
+  CHECK_OK(sfcrt_step_done(s, &err), err);
+  CHECK_OK(sfcrt_step_next(s, &st, &err), err);
+  CHECK_OK(sfcrt_step_done(s, &err), err);
+  CHECK_OK(sfcrt_step_next(s, &st, &err), err);
+  CHECK(st == NULL);
+  CHECK_EQ_I64(sfcrt_step_next(s, &st, &err), SFC_ERR_STATE); /* step after end of steps */
+  CHECK_CONTAINS(err.message, "no more steps");
+  CHECK_EQ_I64(sfcrt_session_bind(s, 0, &err, 256, &err), SFC_ERR_STATE);
+  CHECK_OK(sfcrt_iteration_end(s, &err), err);
+  CHECK_EQ_I64(sfcrt_step_next(s, &st, &err), SFC_ERR_STATE); /* step after end */
+  CHECK_EQ_I64(sfcrt_session_bind(s, 0, &err, 256, &err), SFC_ERR_INVALID_ARGUMENT); /* not ext */
+  CHECK_EQ_I64(sfcrt_session_bind(s, 99, &err, 256, &err), SFC_ERR_INVALID_ARGUMENT);
+  /* NULL arguments and NULL err are fine */
+  CHECK_EQ_I64(sfcrt_step_next(NULL, &st, NULL), SFC_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_I64(sfcrt_step_next(s, NULL, NULL), SFC_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_I64(sfcrt_iteration_end(s, NULL), SFC_ERR_STATE);
+  sfcrt_session_destroy(s);
+  sfcrt_session_destroy(NULL);
+
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "tpu";
+  s = (sfcrt_session_t *)&err;
+  CHECK_EQ_I64(sfcrt_session_create(plan, &opt, &s, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK(s == NULL);
+  CHECK_STR_EQ(err.message, "session_create: unknown device 'tpu' (expected host, sim or cuda)");
+  CHECK_EQ_I64(sfcrt_session_create(NULL, NULL, &s, &err), SFC_ERR_INVALID_ARGUMENT);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* x is external: bind it, replay with integrity; unbound -> SFC_ERR_STATE. */
+static void test_external(void) {
+  pb_t *b = pb_new();
+  pb_simple_chain(b, 3);
+  pb_tensor_at(b, 0)->flags |= SFC_TENSOR_EXTERNAL;
+  sfc_plan_block_t *x = pb_block_at(b, 0);
+  x->flags = SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT;
+  x->offset = 0;
+  x->bytes = 0;
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  sfcrt_session_t *s;
+  sfc_error_t err;
+  CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+  CHECK_EQ_I64(sfcrt_iteration_begin(s, &err), SFC_ERR_STATE);
+  CHECK_STR_EQ(err.message,
+               "iteration_begin: external tensor 0 'x' is not bound (sfcrt_session_bind)");
+  uint32_t t = sfcrt_session_find_tensor(s, "x");
+  CHECK_EQ_U64(t, 0);
+  CHECK_EQ_U64(sfcrt_session_find_tensor(s, "nope"), SFC_PLAN_NONE);
+  static uint64_t mem[32];
+  CHECK_EQ_I64(sfcrt_session_bind(s, t, mem, 255, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK_STR_EQ(err.message, "bind: tensor 0 'x' needs 256 bytes, got 255");
+  CHECK_OK(sfcrt_session_bind(s, t, mem, sizeof mem, &err), err);
+  for (int it = 0; it < 2; it++) {
+    CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+    const sfcrt_step_t *st;
+    while (sfcrt_step_next(s, &st, &err) == SFC_OK && st) {
+      if (st->index == 0)
+        CHECK(st->inputs[0] == (void *)mem);
+      CHECK_OK(sfcrt_step_done(s, &err), err);
+    }
+    CHECK_OK(sfcrt_iteration_end(s, &err), err);
+  }
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* Zero heap allocations per iteration, on every device and mode. */
+static void test_no_allocation_per_iteration(void) {
+  pb_t *b = pb_new();
+  pb_example_full(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  static const char *const devices[] = {"host", "host", "sim"};
+  for (int i = 0; i < 3; i++) {
+    rt_counting_t c = {0, 0, 0, 0};
+    sfc_allocator_t a = {rt_counting_fn, &c};
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.device = devices[i];
+    opt.alloc = &a;
+    opt.host.integrity = i == 1;
+    sfcrt_session_t *s;
+    sfc_error_t err;
+    CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+    long after_create = c.calls;
+    CHECK(after_create > 0);
+    for (int it = 0; it < 5; it++) {
+      CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+      const sfcrt_step_t *st;
+      while (sfcrt_step_next(s, &st, &err) == SFC_OK && st)
+        CHECK_OK(sfcrt_step_done(s, &err), err);
+      CHECK_OK(sfcrt_iteration_end(s, &err), err);
+    }
+    CHECK_EQ_I64(c.calls - after_create, 0);
+    sfcrt_session_destroy(s);
+    CHECK_EQ_I64(c.live_blocks, 0);
+    CHECK_EQ_I64(c.live_bytes, 0);
+    fprintf(stderr, "  %s%s: %ld allocations at create, 0 in 5 iterations\n", devices[i],
+            i == 1 ? " (integrity)" : "", after_create);
+  }
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+int main(void) {
+  RUN(test_walk_example_full);
+  RUN(test_sim_by_hand);
+  RUN(test_sim_step_stalls);
+  RUN(test_misuse);
+  RUN(test_external);
+  RUN(test_no_allocation_per_iteration);
+  return check_summary();
+}

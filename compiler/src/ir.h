@@ -94,6 +94,7 @@ typedef struct sfc_op {
 
 typedef struct sfc_graph {
   const char *name;      /* "" when absent */
+  int64_t batch;         /* root "batch": the batch it was recorded at; 0 when absent */
   sfc_tensor_t *tensors; /* [n_tensors]; file tensors first, then synthetic */
   uint32_t n_tensors;
   uint32_t n_file_tensors; /* tensors declared in the file */

@@ -4,7 +4,7 @@
  * load_graph_input.c turns the bytes (gzip or not) into a cJSON tree; this file walks
  * the tree once, in document order, and fills the graph:
  *
- *   root     duplicate keys, format, version, name, the tensors and ops arrays
+ *   root     duplicate keys, format, version, name, batch (optional), the tensors and ops arrays
  *   tensors  id (unique, via an open-addressing hash map id -> index), name, bytes
  *            (1..2^50, running total bounded by SFC_MAX_TOTAL_BYTES), kind, shape,
  *            dtype, batch_axis; persistent kinds get SFC_TENSOR_PERSISTENT
@@ -774,8 +774,9 @@ static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint3
 
 /* ---- the root ---------------------------------------------------------------------------- */
 
-enum { R_FORMAT, R_VERSION, R_NAME, R_TENSORS, R_OPS, R_COUNT };
-static const char *const root_keys[R_COUNT] = {"format", "version", "name", "tensors", "ops"};
+enum { R_FORMAT, R_VERSION, R_NAME, R_TENSORS, R_OPS, R_BATCH, R_COUNT };
+static const char *const root_keys[R_COUNT] = {"format",  "version", "name",
+                                               "tensors", "ops",     "batch"};
 
 static sfc_status_t load_root(loader_t *L, const cJSON *root) {
   sfc_graph_t *g = L->graph;
@@ -802,6 +803,12 @@ static sfc_status_t load_root(loader_t *L, const cJSON *root) {
 
   fp = key_path(NULL, "name");
   SFC_TRY(get_name(L, f[R_NAME], &fp, &g->name));
+
+  g->batch = 0; /* optional: the batch the graph was recorded at (sfc compile --batch) */
+  if (f[R_BATCH]) {
+    fp = key_path(NULL, "batch");
+    SFC_TRY(get_int(L, f[R_BATCH], &fp, 1, SFC_MAX_ID, &g->batch));
+  }
 
   jpath_t tp = key_path(NULL, "tensors"), opp = key_path(NULL, "ops");
   uint32_t n_tensors, n_ops;

@@ -1,0 +1,221 @@
+/* test_rt_integrity.c — hand-built swap plans replayed on `host` in integrity mode:
+ * the valid ones pass for several iterations, and each deliberately broken one
+ * (built by bypassing the validator, see rt_test_util.h) is caught with a precise
+ * SFC_ERR_INTEGRITY message. Broken plans that race use the host device's delay
+ * knob so the racing side always loses.
+ *
+ * The swap plan (256-byte tensors, alignment 64):
+ *
+ *   step  op      reads       writes      blocks (offset, live steps)
+ *   0     make_b  x@0         b@256       x [0,3] persistent, b [0,0]
+ *         -- swap-out b (256 -> host 0), waits step 0
+ *   1     make_a  x@0         a@256       a [1,2]: reuses b's bytes, waits the swap-out
+ *   2     use_a   a@256       c@512       c [2,3]
+ *         -- swap-in b (host 0 -> 256), waits the swap-out and step 2 (a's last reader)
+ *   3     join    c@512 b@256 d@768       b' [3,3] SWAPPED_IN: back-to-back reuse of
+ *                                         a's block by a swap-in; waits the swap-in
+ */
+#include "rt_test_util.h"
+
+enum {
+  VALID = 0,
+  NO_WAIT_STEP1_ON_OUT, /* early reuse: step 1 overwrites b before the swap-out copied it */
+  NO_WAIT_IN_ON_STEP2,  /* early reuse by a swap-in: a is overwritten before step 2 reads it */
+  NO_WAIT_STEP3_ON_IN,  /* missing wait: step 3 reads b' before the swap-in landed */
+  LOST_SWAP_OUT,        /* the swap-out copies nothing: the swap-in brings garbage */
+  OVERLAP_C_ON_X,       /* c placed over x while both are live */
+  NO_WAIT_IN_ON_OUT,    /* redundant: the swap-in waits step 2, which waits the swap-out */
+};
+
+static void swap_plan(pb_t *b, int variant) {
+  const uint64_t T = 256;
+  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
+  uint32_t bt = pb_tensor(b, "b", T, SFC_KIND_ACTIVATION);
+  uint32_t a = pb_tensor(b, "a", T, SFC_KIND_ACTIVATION);
+  uint32_t c = pb_tensor(b, "c", T, SFC_KIND_ACTIVATION);
+  uint32_t d = pb_tensor(b, "d", T, SFC_KIND_OUTPUT);
+  uint32_t op0 = pb_op(b, "make_b", PB_LIST(x), PB_LIST(bt));
+  uint32_t op1 = pb_op(b, "make_a", PB_LIST(x), PB_LIST(a));
+  uint32_t op2 = pb_op(b, "use_a", PB_LIST(a), PB_LIST(c));
+  uint32_t op3 = pb_op(b, "join", PB_LIST(c, bt), PB_LIST(d));
+  uint32_t X = pb_block(b, x, 0, T, 0, 3, SFC_BLOCK_PERSISTENT);
+  uint32_t B1 = pb_block(b, bt, 256, T, 0, 0, 0);
+  uint32_t A = pb_block(b, a, 256, T, 1, 2, 0);
+  uint32_t C = pb_block(b, c, variant == OVERLAP_C_ON_X ? 0 : 512, T, 2, 3, 0);
+  uint32_t B2 = pb_block(b, bt, 256, T, 3, 3, SFC_BLOCK_SWAPPED_IN);
+  uint32_t D = pb_block(b, d, 768, T, 3, 3, 0);
+  uint32_t HB = pb_host_block(b, bt, 0, T, 1, 3);
+  uint32_t s0 = pb_step(b, op0, PB_LIST(X, B1));
+  uint32_t s1 = pb_step(b, op1, PB_LIST(X, A));
+  uint32_t s2 = pb_step(b, op2, PB_LIST(A, C));
+  uint32_t s3 = pb_step(b, op3, PB_LIST(C, B2, D));
+  uint32_t out = pb_swap(b, SFC_SWAP_OUT, B1, HB, 1);
+  uint32_t in = pb_swap(b, SFC_SWAP_IN, B2, HB, 3);
+  if (variant == LOST_SWAP_OUT)
+    pb_swap_at(b, out)->bytes = 0;
+  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
+  if (variant != NO_WAIT_STEP1_ON_OUT)
+    pb_dep(b, SFC_NODE_STEP, s1, SFC_NODE_SWAP, out);
+  if (variant != NO_WAIT_IN_ON_OUT)
+    pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_SWAP, out);
+  if (variant != NO_WAIT_IN_ON_STEP2)
+    pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_STEP, s2);
+  if (variant != NO_WAIT_STEP3_ON_IN)
+    pb_dep(b, SFC_NODE_STEP, s3, SFC_NODE_SWAP, in);
+  pb_fit_arenas(b);
+}
+
+static void test_valid_swap_plan(void) {
+  pb_t *b = pb_new();
+  swap_plan(b, VALID);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  sfcrt_stats_t st;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 4, &st, &err), err);
+  CHECK_EQ_U64(st.swaps_in, 4);
+  CHECK_EQ_U64(st.bytes_swapped_out, 4 * 256);
+  /* The same plan with every queue slowed in turn: correct deps never race. */
+  for (int q = 0; q < 3; q++) {
+    sfcrt_options_init(&opt);
+    opt.host.integrity = 1;
+    opt.host.delay_us[q] = 2000;
+    CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, NULL, &err), err);
+  }
+  /* A dependency implied by others may be left out: no false alarm. */
+  pb_t *b2 = pb_new();
+  swap_plan(b2, NO_WAIT_IN_ON_OUT);
+  sfcrt_plan_t *plan2 = rt_load(b2);
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  opt.host.delay_us[SFCRT_QUEUE_D2H] = 5000;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan2), &opt, 2, NULL, &err), err);
+  sfcrt_plan_destroy(plan2);
+  pb_free(b2);
+  /* And without integrity (real copies, no patterns). */
+  sfcrt_options_init(&opt);
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, NULL, &err), err);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* A swap-out whose swap-in was cancelled because the tensor's block stayed resident
+ * and is read again in place (the host copy is written and never read back). */
+static void test_swap_cancelled_by_reuse(void) {
+  pb_t *b = pb_new();
+  const uint64_t T = 256;
+  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
+  uint32_t bt = pb_tensor(b, "b", T, SFC_KIND_ACTIVATION);
+  uint32_t a = pb_tensor(b, "a", T, SFC_KIND_ACTIVATION);
+  uint32_t d = pb_tensor(b, "d", T, SFC_KIND_OUTPUT);
+  uint32_t op0 = pb_op(b, "make_b", PB_LIST(x), PB_LIST(bt));
+  uint32_t op1 = pb_op(b, "make_a", PB_LIST(x), PB_LIST(a));
+  uint32_t op2 = pb_op(b, "join", PB_LIST(a, bt), PB_LIST(d));
+  uint32_t X = pb_block(b, x, 0, T, 0, 2, SFC_BLOCK_PERSISTENT);
+  uint32_t B = pb_block(b, bt, 256, T, 0, 2, 0);
+  uint32_t A = pb_block(b, a, 512, T, 1, 2, 0);
+  uint32_t D = pb_block(b, d, 768, T, 2, 2, 0);
+  uint32_t HB = pb_host_block(b, bt, 0, T, 1, 2);
+  uint32_t s0 = pb_step(b, op0, PB_LIST(X, B));
+  pb_step(b, op1, PB_LIST(X, A));
+  pb_step(b, op2, PB_LIST(A, B, D));
+  uint32_t out = pb_swap(b, SFC_SWAP_OUT, B, HB, 1);
+  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
+  pb_fit_arenas(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  opt.host.delay_us[SFCRT_QUEUE_D2H] = 2000; /* the copy still reads b while step 2 does */
+  sfcrt_stats_t st;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  CHECK_EQ_U64(st.swaps_out, 3);
+  CHECK_EQ_U64(st.swaps_in, 0);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+typedef struct broken {
+  const char *label;
+  int variant;
+  int queue_delayed;      /* -1 none */
+  sfc_status_t validator; /* what the reader says about the plan */
+  const char *message;    /* the meaningful part of the integrity error */
+} broken_t;
+
+static const broken_t broken[] = {
+    {"early reuse: step 1 does not wait for b's swap-out", NO_WAIT_STEP1_ON_OUT, SFCRT_QUEUE_D2H,
+     SFC_OK, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
+    {"early reuse by a swap-in: it does not wait for step 2", NO_WAIT_IN_ON_STEP2,
+     SFCRT_QUEUE_COMPUTE, SFC_OK,
+     /* the swap-in lands before step 1 fills a over it: b' is lost at step 3 */
+     "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
+    {"missing wait: step 3 does not wait for the swap-in", NO_WAIT_STEP3_ON_IN, SFCRT_QUEUE_H2D,
+     SFC_ERR_VERIFY, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
+    {"lost swap: the swap-out copies nothing", LOST_SWAP_OUT, -1, SFC_OK,
+     "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found 0x0000000000000000"},
+    {"overlap: c over x", OVERLAP_C_ON_X, -1, SFC_ERR_VERIFY,
+     "iteration 0 end: tensor 0 'x' (block 0) byte 0 of 256"},
+};
+
+static void test_broken_plans(void) {
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+    const broken_t *r = &broken[i];
+    pb_t *b = pb_new();
+    swap_plan(b, r->variant);
+    const sfc_plan_view_t *v = pb_view(b);
+    sfc_error_t verr;
+    int before = check_failures_;
+    CHECK_EQ_I64(sfcrt_plan_validate(v, NULL, &verr), r->validator);
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.host.integrity = 1;
+    if (r->queue_delayed >= 0)
+      opt.host.delay_us[r->queue_delayed] = 20000;
+    sfc_error_t err;
+    sfc_status_t st = rt_replay(v, &opt, 2, NULL, &err);
+    CHECK_EQ_I64(st, SFC_ERR_INTEGRITY);
+    CHECK_CONTAINS(err.message, r->message);
+    fprintf(stderr, "  %s\n    -> %s\n", r->label, err.message);
+    if (check_failures_ != before)
+      fprintf(stderr, "  in row: %s\n", r->label);
+    pb_free(b);
+  }
+}
+
+/* A session that failed keeps failing with the same error, and destroys cleanly. */
+static void test_failure_sticks(void) {
+  pb_t *b = pb_new();
+  swap_plan(b, LOST_SWAP_OUT);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  sfcrt_session_t *s;
+  sfc_error_t err, err2;
+  CHECK_OK(sfcrt_session_create_view(pb_view(b), &opt, &s, &err), err);
+  CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+  const sfcrt_step_t *st;
+  sfc_status_t status;
+  while ((status = sfcrt_step_next(s, &st, &err)) == SFC_OK && st)
+    if ((status = sfcrt_step_done(s, &err)) != SFC_OK)
+      break;
+  if (status == SFC_OK)
+    status = sfcrt_iteration_end(s, &err);
+  CHECK_EQ_I64(status, SFC_ERR_INTEGRITY);
+  CHECK_EQ_I64(sfcrt_iteration_begin(s, &err2), SFC_ERR_INTEGRITY);
+  CHECK_STR_EQ(err2.message, err.message);
+  CHECK_EQ_I64(sfcrt_step_next(s, &st, &err2), SFC_ERR_INTEGRITY);
+  sfcrt_session_destroy(s);
+  pb_free(b);
+}
+
+int main(void) {
+  RUN(test_valid_swap_plan);
+  RUN(test_swap_cancelled_by_reuse);
+  RUN(test_broken_plans);
+  RUN(test_failure_sticks);
+  return check_summary();
+}

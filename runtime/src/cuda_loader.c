@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const sfcrt_cuda_symbol_names_[] = {
@@ -145,5 +146,8 @@ sfc_status_t sfcrt_cuda_driver_load_names(const char *const *names, size_t count
 
 sfc_status_t sfcrt_cuda_driver_load(sfcrt_cuda_driver_t *out, sfc_error_t *err) {
   static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
+  const char *custom = getenv("SFCRT_CUDA_LIBRARY");
+  if (custom && *custom)
+    return sfcrt_cuda_driver_load_names(&custom, 1, out, err);
   return sfcrt_cuda_driver_load_names(names, 2, out, err);
 }

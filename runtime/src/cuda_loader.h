@@ -41,7 +41,9 @@ typedef struct sfcrt_cuda_driver {
   sfcrt_cuda_symbols_t fn;
 } sfcrt_cuda_driver_t;
 
-/* dlopen + resolve + cuInit. On failure *out is zeroed and nothing stays loaded. */
+/* dlopen + resolve + cuInit. On failure *out is zeroed and nothing stays loaded.
+ * SFCRT_CUDA_LIBRARY, when set, names the one library to try instead (a driver in an
+ * unusual place, or the tests' fake driver). */
 sfc_status_t sfcrt_cuda_driver_load(sfcrt_cuda_driver_t *out, sfc_error_t *err);
 
 /* As above with the library names to try, in order (tests pass names that do not exist). */

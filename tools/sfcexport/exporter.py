@@ -8,7 +8,7 @@ recording shows the steady state a long training run repeats. Gradients are drop
 (zero_grad(set_to_none=True)) before the recorded iteration, as a training loop does.
 
 Batch axis (the probe): after the recorded iteration at batch B, the same model runs one
-more iteration at batch B2 (B // 2, or 2 when B == 1) under a second recorder without
+more iteration at batch B2 (B // 2, or B + 1 when B < 4) under a second recorder without
 timing. When both recordings have the same op sequence, a tensor carries the batch when
 its byte size differs between them and scales exactly linearly (bytes * B2 == bytes2 * B);
 its batch axis is the one shape axis that changed, also linearly. A batch folded into
@@ -209,25 +209,62 @@ def record_once(model, opt, example, loss_fn, device, timing, profile):
     return rec, rows, measured
 
 
-def _batch_axes(rec_a, rec_b, batch, batch2):
-    """Tensor id -> batch axis, by comparing recordings at two batch sizes (or None)."""
-    if len(rec_a.ops) != len(rec_b.ops) or len(rec_a.tensors) != len(rec_b.tensors) or any(
-            x["type"] != y["type"] for x, y in zip(rec_a.ops, rec_b.ops)):
-        return None, 0
-    axes, nonlinear = {}, 0
+def _pair_tensors(rec_a, rec_b):
+    """Pairs (tensor of A, tensor of B) that are the same tensor at two batch sizes.
+
+    Persistent tensors are declared in the same order in both recordings, so they pair
+    by id. Produced tensors pair through the ops that produce them: the two op sequences
+    are aligned by type (difflib; identical sequences align one to one), and matched ops
+    pair their outputs by position. Returns (pairs, exact) where exact says whether the
+    sequences were identical."""
+    import difflib
+    pairs = {}
     for ta, tb in zip(rec_a.tensors, rec_b.tensors):
+        if rec_a.alloc_op.get(ta["id"], -1) < 0 and rec_b.alloc_op.get(tb["id"], -1) < 0 \
+                and ta["name"] == tb["name"]:
+            pairs[ta["id"]] = tb["id"]
+    ta_types = [o["type"] for o in rec_a.ops]
+    tb_types = [o["type"] for o in rec_b.ops]
+    exact = ta_types == tb_types
+    if exact:
+        blocks = [(0, 0, len(ta_types))]
+    else:
+        blocks = difflib.SequenceMatcher(None, ta_types, tb_types, autojunk=False).get_matching_blocks()
+    for i, j, n in blocks:
+        for k in range(n):
+            oa, ob = rec_a.ops[i + k], rec_b.ops[j + k]
+            if len(oa["outputs"]) != len(ob["outputs"]):
+                continue
+            for x, y in zip(oa["outputs"], ob["outputs"]):
+                if rec_a.alloc_op.get(x) == i + k and rec_b.alloc_op.get(y) == j + k:
+                    pairs.setdefault(x, y)
+    return pairs, exact
+
+
+def _batch_axes(rec_a, rec_b, batch, batch2):
+    """Tensor id -> batch axis, by comparing recordings at two batch sizes.
+
+    Returns (axes, paired, nonlinear, exact): tensors that could not be paired keep no
+    axis from here (the caller falls back to propagation for them)."""
+    pairs, exact = _pair_tensors(rec_a, rec_b)
+    axes, nonlinear = {}, 0
+    for ida, idb in pairs.items():
+        ta, tb = rec_a.tensors[ida], rec_b.tensors[idb]
         if ta["bytes"] == tb["bytes"]:
+            axes[ida] = -1
             continue
         sa, sb = ta.get("shape"), tb.get("shape")
         if ta["bytes"] * batch2 != tb["bytes"] * batch or sa is None or sb is None or len(sa) != len(sb):
             nonlinear += 1
+            axes[ida] = -1
             continue
         diff = [i for i, (x, y) in enumerate(zip(sa, sb)) if x != y]
         if len(diff) == 1 and sa[diff[0]] * batch2 == sb[diff[0]] * batch:
-            axes[ta["id"]] = diff[0]
+            axes[ida] = diff[0]
         else:
             nonlinear += 1
-    return axes, nonlinear
+            axes[ida] = -1
+    return axes, len(pairs), nonlinear, exact
 
 
 def _propagated_axes(rec, batch):
@@ -278,35 +315,36 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         raise ExportError(f"cannot trace '{spec}': {type(e).__name__}: {msg}") from e
 
     info = dict(measured)
-    info["axes_source"] = "none"
-    axes, nonlinear = None, 0
+    axes, info["axes_source"], nonlinear = {}, "propagation", 0
     if probe:
-        batch2 = batch // 2 if batch >= 2 else 2
+        batch2 = batch // 2 if batch >= 4 else batch + 1  # never 1: some kernels special-case it
         try:
-            _, ex2, _ = make(batch2) if ":" in spec or spec in models.BUILTIN else (None, None, None)
-            if ex2 is None:
+            if ":" in spec or spec in models.BUILTIN:
+                _, ex2, _ = make(batch2)
+            else:
                 x = example[0][0]
                 ex2 = ((torch.randn(batch2, *x.shape[1:]),), torch.randint(0, 1000, (batch2,)))
             rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, False, False)
-            axes, nonlinear = _batch_axes(rec, rec2, batch, batch2)
+            axes, paired, nonlinear, exact = _batch_axes(rec, rec2, batch, batch2)
             info["probe_batch"] = batch2
-        except Exception as e:  # noqa: BLE001
+            info["axes_source"] = "probe" if exact else "probe (aligned)"
+            unpaired = len(rec.tensors) - paired
+            if not exact and log:
+                log(f"sfc-export: note: the op sequence differs at batch {batch2} "
+                    f"({len(rec.ops)} vs {len(rec2.ops)} ops); aligned by op type, "
+                    f"{unpaired} tensors unpaired (batch axis by propagation)")
+        except Exception as e:  # noqa: BLE001 - the probe is an extra; fall back, loudly
             if log:
                 log(f"sfc-export: warning: batch probe failed ({type(e).__name__}: {e}); "
-                    "using propagation")
-        if axes is not None:
-            info["axes_source"] = "probe"
-        elif log:
-            log("sfc-export: warning: the op sequence changed with the batch size; batch axes "
-                "from propagation (first axis of size batch)")
-    if axes is None:
-        axes = _propagated_axes(rec, batch)
-        info["axes_source"] = info["axes_source"] if probe and info["axes_source"] == "probe" else "propagation"
+                    "batch axes by propagation")
+    prop = _propagated_axes(rec, batch)
+    for tid, ax in prop.items():
+        axes.setdefault(tid, ax)
     info["nonlinear_tensors"] = nonlinear
     for t in rec.tensors:
-        t["batch_axis"] = axes.get(t["id"], -1)
-        if t["batch_axis"] < 0:
-            del t["batch_axis"]
+        ax = axes.get(t["id"], -1)
+        if ax >= 0:
+            t["batch_axis"] = ax
     if time_decimals is not None:
         for op in rec.ops:
             if "time_us" in op:

@@ -34,6 +34,8 @@ static const sfc_packer_t packers[] = {
     {"greedy-area-bestgap", "greedy by size x lifetime descending, tightest gap",
      sfc_pack_greedy_area_bestgap},
     {"greedy-start-bestgap", "greedy by start time, tightest gap", sfc_pack_greedy_start_bestgap},
+    {"search", "exact: depth-first search over canonical placements (MiniMalloc), anytime",
+     sfc_pack_search},
 };
 
 const sfc_packer_t *sfc_packers(size_t *out_count) {

@@ -1,0 +1,713 @@
+/* pack_search.c — exact DSA by depth-first search over canonical placements, after
+ * MiniMalloc (M. Moffitt, "MiniMalloc: a lightweight memory allocator for hardware-
+ * accelerated machine learning", ASPLOS 2023; the algorithm as the paper and its
+ * public description give it; the code is this project's own).
+ *
+ * Canonical placements. Push every block of a packing down until it rests on a
+ * block below it or on 0, and list the blocks by offset: each one's offset is then
+ * the highest top of the time-overlapping blocks listed before it. So the search
+ * only has to choose an order: it places one block at a time at its "min offset"
+ * (the highest top among placed blocks overlapping it, rounded up to the
+ * alignment), in non-decreasing (offset, preorder rank) — every packing has exactly
+ * one such sequence, and no two branches build the same packing.
+ *
+ * Time sections. The lifetimes are swept (frees before allocations at equal times);
+ * the live set just before each distinct free time is a section, and a block covers
+ * a contiguous range of sections; two blocks overlap in time iff their ranges
+ * intersect. (Sections that are subsets of others still count: their floor can be
+ * higher than their superset's, which prunes more.) Per
+ * section the search keeps the floor (nothing unplaced in it can go lower: the top
+ * of the last block placed in it, or the least min offset of its unplaced blocks)
+ * and the total size of its unplaced blocks, which all overlap each other and so
+ * stack above the floor. Pruning (after each placement at offset x):
+ *   - load: max(floor, x) + unplaced total > capacity in any section;
+ *   - dominance: a block whose min offset is >= the lowest top any unplaced block
+ *     could reach (min over unplaced of min offset + size) is not tried: that block
+ *     would fit in the gap below it, so a packing at least as good places it first;
+ *   - hatless: when no unplaced block overlaps the block just placed and the
+ *     subtree fails, no other choice at this node can succeed (that block is
+ *     placed as low as it can go and constrains nobody);
+ *   - decomposition: when no unplaced block crosses a section boundary any more, the
+ *     two sides are independent and are solved one after the other (and at the start,
+ *     where no block at all crosses a boundary).
+ * Restarts: the search runs under a node limit with three static preorders (time
+ * width, area, section total — MiniMalloc's WAT, TAW, TWA), doubling the limit each
+ * round, so one lucky ordering ends the search early. A run that ends without
+ * hitting the limit is a proof: no packing within the capacity exists.
+ *
+ * Modes (pack.h): with a capacity, find any packing <= it; minimise: start from the
+ * incumbent, try the lower bound first, then lower the capacity in steps that halve
+ * on failure, each try with a share of the remaining time; every proof of
+ * infeasibility raises best_bound. Anytime: the best packing found is returned when
+ * the time limit expires.
+ *
+ * Cost: exponential in the worst case; O(n + S + overlaps) per node for n blocks and
+ * S sections. Memory O(n + S + pairs), pairs = time-overlapping pairs (bounded:
+ * larger problems get the incumbent back unchanged).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack_exact.h"
+
+#define NONE              UINT64_MAX
+#define SEARCH_MAX_BLOCKS 20000u              /* recursion depth = blocks */
+#define SEARCH_MAX_PAIRS  (UINT64_C(1) << 25) /* overlap lists, section lists */
+
+enum { FOUND, NOT_FOUND, ABORTED, TIMED_OUT };
+
+typedef struct undo {
+  uint32_t id; /* block (min offset) or section (floor) */
+  uint64_t old;
+} undo_t;
+
+typedef struct cand {
+  uint64_t off;
+  uint32_t rank, id;
+} cand_t;
+
+/* Preorders: MiniMalloc's WAT, TAW, TWA (W = lifetime width, A = area, T = the
+ * largest unplaced total of the block's sections; all descending, then index).
+ * Each part of a split is ranked afresh, with the totals of that moment. */
+typedef struct pre {
+  double w, a, t;
+  uint32_t id;
+} pre_t;
+
+static int pre_cmp_keys(const pre_t *x, const pre_t *y, const char *keys) {
+  for (const char *k = keys; *k; k++) {
+    double u = *k == 'W' ? x->w : *k == 'A' ? x->a : x->t;
+    double v = *k == 'W' ? y->w : *k == 'A' ? y->a : y->t;
+    if (u != v)
+      return u > v ? -1 : 1;
+  }
+  return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static int pre_wat(const void *a, const void *b) {
+  return pre_cmp_keys(a, b, "WAT");
+}
+static int pre_taw(const void *a, const void *b) {
+  return pre_cmp_keys(a, b, "TAW");
+}
+static int pre_twa(const void *a, const void *b) {
+  return pre_cmp_keys(a, b, "TWA");
+}
+
+static int (*const preorders[])(const void *, const void *) = {pre_wat, pre_taw, pre_twa};
+#define N_PREORDERS 3
+
+typedef struct search {
+  uint32_t n, nsec;
+  uint64_t align, cap;
+  const uint64_t *size;         /* [n] */
+  uint32_t *sec_lo, *sec_hi;    /* [n] the block's sections [lo, hi) */
+  uint32_t *sec_start, *sec_id; /* members of section s: sec_id[sec_start[s] .. sec_start[s+1]) */
+  uint32_t *ov_start, *ov_id;   /* blocks overlapping i: ov_id[ov_start[i] .. ov_start[i+1]) */
+  uint64_t *total0;             /* [nsec] the section's total size */
+  uint32_t *cut0;               /* [nsec] blocks crossing the boundary after section s */
+  uint32_t *rank;               /* [n] position in the preorder of the block's part */
+  pre_t *pre;                   /* [n] scratch for ranking */
+  const sfc_pack_block_t *blocks;
+  int heuristic; /* index into preorders[] */
+  /* state, restored on every return */
+  uint64_t *off, *minoff;  /* [n] NONE = unplaced */
+  uint64_t *floor, *total; /* [nsec] */
+  uint32_t *cut;           /* [nsec] */
+  uint64_t *sol;           /* [n] offsets of the last packing found */
+  undo_t *um, *uf;         /* undo logs: min offsets, floors */
+  size_t um_n, um_cap, uf_n, uf_cap;
+  cand_t *cand; /* candidate stack, one frame per search node */
+  size_t cand_n, cand_cap;
+  uint32_t *ids; /* partition lists, one frame per split */
+  size_t ids_n, ids_cap;
+  uint32_t *stamp, *affected; /* [nsec] dedup of sections touched by one placement */
+  uint32_t stamp_now;
+  int64_t nodes_left;
+  uint64_t nodes;
+  double deadline;
+  bool timed_out, oom;
+} search_t;
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap)
+    return true;
+  size_t c = *cap ? *cap : 256;
+  while (c < need)
+    c *= 2;
+  void *q = realloc(*p, c * elem);
+  if (!q)
+    return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) {
+  return (x + a - 1) & ~(a - 1);
+}
+
+/* --- the search ---------------------------------------------------------------- */
+
+static bool log_min(search_t *s, uint32_t id) {
+  if (!grow((void **)&s->um, &s->um_cap, s->um_n + 1, sizeof *s->um))
+    return false;
+  s->um[s->um_n++] = (undo_t){id, s->minoff[id]};
+  return true;
+}
+
+static bool log_floor(search_t *s, uint32_t sec) {
+  if (!grow((void **)&s->uf, &s->uf_cap, s->uf_n + 1, sizeof *s->uf))
+    return false;
+  s->uf[s->uf_n++] = (undo_t){sec, s->floor[sec]};
+  return true;
+}
+
+/* Places block i at x and propagates: min offsets of unplaced overlapping blocks,
+ * floors and totals of sections. Undone by unplace() with the log marks. */
+static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
+  uint64_t h = x + s->size[i];
+  s->off[i] = x;
+  uint32_t naff = 0;
+  bool hatless = true;
+  if (++s->stamp_now == 0) {
+    memset(s->stamp, 0, s->nsec * sizeof *s->stamp);
+    s->stamp_now = 1;
+  }
+  for (uint32_t k = s->ov_start[i]; k < s->ov_start[i + 1]; k++) {
+    uint32_t o = s->ov_id[k];
+    if (s->off[o] != NONE)
+      continue;
+    hatless = false;
+    if (s->minoff[o] >= h)
+      continue;
+    if (!log_min(s, o))
+      return false;
+    uint64_t m = align_up(h, s->align);
+    s->minoff[o] = m;
+    /* Only a section whose floor is below o's new min offset can rise. */
+    for (uint32_t c = s->sec_lo[o]; c < s->sec_hi[o]; c++)
+      if (s->floor[c] < m && s->stamp[c] != s->stamp_now) {
+        s->stamp[c] = s->stamp_now;
+        s->affected[naff++] = c;
+      }
+  }
+  for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++) {
+    if (!log_floor(s, c))
+      return false;
+    s->floor[c] = h;
+    s->total[c] -= s->size[i];
+  }
+  for (uint32_t k = 0; k < naff; k++) {
+    uint32_t c = s->affected[k];
+    uint64_t m = NONE;
+    for (uint32_t j = s->sec_start[c]; j < s->sec_start[c + 1] && m > s->floor[c]; j++) {
+      uint32_t b = s->sec_id[j];
+      if (s->off[b] == NONE && s->minoff[b] < m)
+        m = s->minoff[b];
+    }
+    if (m != NONE && s->floor[c] < m) {
+      if (!log_floor(s, c))
+        return false;
+      s->floor[c] = m;
+    }
+  }
+  *out_hatless = hatless;
+  return true;
+}
+
+static void unplace(search_t *s, uint32_t i, size_t um_mark, size_t uf_mark) {
+  while (s->uf_n > uf_mark) {
+    s->uf_n--;
+    s->floor[s->uf[s->uf_n].id] = s->uf[s->uf_n].old;
+  }
+  while (s->um_n > um_mark) {
+    s->um_n--;
+    s->minoff[s->um[s->um_n].id] = s->um[s->um_n].old;
+  }
+  for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
+    s->total[c] += s->size[i];
+  s->off[i] = NONE;
+}
+
+/* Load pruning over the partition's sections after a placement at x. */
+static bool feasible(const search_t *s, uint32_t slo, uint32_t shi, uint64_t x) {
+  for (uint32_t c = slo; c < shi; c++) {
+    uint64_t f = s->floor[c] > x ? s->floor[c] : x;
+    if (f + s->total[c] > s->cap)
+      return false;
+  }
+  return true;
+}
+
+static int cand_cmp(const void *pa, const void *pb) {
+  const cand_t *a = pa, *b = pb;
+  if (a->off != b->off)
+    return a->off < b->off ? -1 : 1;
+  return a->rank < b->rank ? -1 : (a->rank > b->rank);
+}
+
+static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, uint32_t pn);
+
+/* One node: the partition is sections [slo, shi) and the blocks ids[pbase .. +pn)
+ * (placed ones are skipped); the last placement was (min_off, min_rank). */
+static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, uint32_t pn,
+                       uint64_t min_off, uint32_t min_rank) {
+  if (s->nodes_left-- <= 0)
+    return ABORTED;
+  if ((++s->nodes & 1023) == 0 && sfc_pack_exact_now() > s->deadline)
+    s->timed_out = true;
+  if (s->timed_out)
+    return TIMED_OUT;
+  uint64_t min_top = NONE;
+  uint32_t left = 0;
+  for (uint32_t k = 0; k < pn; k++) {
+    uint32_t i = s->ids[pbase + k];
+    if (s->off[i] != NONE)
+      continue;
+    left++;
+    if (s->minoff[i] + s->size[i] < min_top)
+      min_top = s->minoff[i] + s->size[i];
+  }
+  if (left == 0)
+    return FOUND;
+  size_t cbase = s->cand_n;
+  if (!grow((void **)&s->cand, &s->cand_cap, cbase + left, sizeof *s->cand)) {
+    s->oom = true;
+    return ABORTED;
+  }
+  for (uint32_t k = 0; k < pn; k++) {
+    uint32_t i = s->ids[pbase + k];
+    uint64_t m = s->minoff[i];
+    if (s->off[i] != NONE || m >= min_top) /* dominance */
+      continue;
+    if (m < min_off || (m == min_off && s->rank[i] < min_rank)) /* canonical order */
+      continue;
+    s->cand[s->cand_n++] = (cand_t){m, s->rank[i], i};
+  }
+  size_t nc = s->cand_n - cbase;
+  qsort(s->cand + cbase, nc, sizeof *s->cand, cand_cmp);
+  int st = NOT_FOUND;
+  for (size_t c = 0; c < nc && st == NOT_FOUND; c++) {
+    uint32_t i = s->cand[cbase + c].id;
+    uint64_t x = s->minoff[i];
+    if (x + s->size[i] > s->cap)
+      continue;
+    size_t um_mark = s->um_n, uf_mark = s->uf_n;
+    bool hatless = false;
+    if (!place(s, i, x, &hatless)) {
+      s->oom = true;
+      st = ABORTED;
+    } else if (feasible(s, slo, shi, x)) {
+      /* A boundary that no unplaced block crosses any more splits the partition. */
+      bool split = false;
+      for (uint32_t b = s->sec_lo[i]; b + 1 < s->sec_hi[i]; b++)
+        if (--s->cut[b] == 0)
+          split = true;
+      st = split ? solve_split(s, slo, shi, pbase, pn)
+                 : search_node(s, slo, shi, pbase, pn, x, s->rank[i]);
+      for (uint32_t b = s->sec_lo[i]; b + 1 < s->sec_hi[i]; b++)
+        s->cut[b]++;
+    }
+    unplace(s, i, um_mark, uf_mark);
+    if (st == FOUND)
+      s->sol[i] = x;
+    if (hatless)
+      break; /* nothing overlaps i any more: no other choice here does better */
+  }
+  s->cand_n = cbase;
+  return st;
+}
+
+/* Solves the unplaced blocks of a partition as independent parts separated by the
+ * boundaries no unplaced block crosses. */
+static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, uint32_t pn) {
+  uint32_t a = slo;
+  int st = FOUND;
+  while (a < shi && st == FOUND) {
+    uint32_t b = a;
+    while (b + 1 < shi && s->cut[b] != 0)
+      b++;
+    b++; /* part [a, b) */
+    size_t base = s->ids_n;
+    if (!grow((void **)&s->ids, &s->ids_cap, base + pn, sizeof *s->ids)) {
+      s->oom = true;
+      return ABORTED;
+    }
+    for (uint32_t k = 0; k < pn; k++) {
+      uint32_t i = s->ids[pbase + k];
+      if (s->off[i] == NONE && s->sec_lo[i] < b && a < s->sec_hi[i])
+        s->ids[s->ids_n++] = i;
+    }
+    uint32_t cnt = (uint32_t)(s->ids_n - base);
+    if (cnt > 0) {
+      if (!grow((void **)&s->ids, &s->ids_cap, s->ids_n + cnt, sizeof *s->ids)) {
+        s->oom = true;
+        return ABORTED;
+      }
+      uint32_t *old = s->ids + base + cnt; /* the ranks the caller's part used */
+      for (uint32_t k = 0; k < cnt; k++) {
+        uint32_t i = s->ids[base + k];
+        old[k] = s->rank[i];
+        const sfc_pack_block_t *blk = &s->blocks[i];
+        double t = 0;
+        for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
+          if ((double)s->total[c] > t)
+            t = (double)s->total[c];
+        double w = (double)blk->end - (double)blk->start;
+        s->pre[k] = (pre_t){w, w * (double)blk->size, t, i};
+      }
+      s->ids_n += cnt;
+      qsort(s->pre, cnt, sizeof *s->pre, preorders[s->heuristic]);
+      for (uint32_t k = 0; k < cnt; k++)
+        s->rank[s->pre[k].id] = k;
+      st = search_node(s, a, b, base, cnt, 0, 0);
+      old = s->ids + base + cnt;
+      for (uint32_t k = 0; k < cnt; k++)
+        s->rank[s->ids[base + k]] = old[k];
+    }
+    s->ids_n = base;
+    a = b;
+  }
+  return st;
+}
+
+/* --- set-up -------------------------------------------------------------------- */
+
+typedef struct event {
+  int64_t time;
+  uint32_t kind; /* 0 = free, 1 = alloc: frees first at equal times */
+  uint32_t id;
+} event_t;
+
+static int event_cmp(const void *pa, const void *pb) {
+  const event_t *a = pa, *b = pb;
+  if (a->time != b->time)
+    return a->time < b->time ? -1 : 1;
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+/* Sections, their members, overlap lists, cut counts. Returns false on out of
+ * memory or when the lists would pass SEARCH_MAX_PAIRS (*too_big). */
+static bool setup(search_t *s, const sfc_pack_problem_t *p, uint64_t *size, bool *too_big) {
+  uint32_t n = s->n;
+  event_t *ev = malloc(2 * (size_t)n * sizeof *ev);
+  uint32_t *live = malloc(n * sizeof *live), *pos = malloc(n * sizeof *pos);
+  bool ok = false;
+  *too_big = false;
+  if (!ev || !live || !pos)
+    goto out;
+  for (uint32_t i = 0; i < n; i++) {
+    ev[2 * i] = (event_t){p->blocks[i].start, 1, i};
+    ev[2 * i + 1] = (event_t){p->blocks[i].end, 0, i};
+    size[i] = p->blocks[i].size;
+  }
+  qsort(ev, 2 * (size_t)n, sizeof *ev, event_cmp);
+  /* Pass 1: section ranges, overlap counts (each pair counted at the later start). */
+  uint32_t nlive = 0, nsec = 0;
+  bool any_free = false;
+  int64_t last_free = 0;
+  uint64_t pairs = 0, members = 0;
+  s->ov_start = calloc((size_t)n + 1, sizeof *s->ov_start);
+  if (!s->ov_start)
+    goto out;
+  for (size_t e = 0; e < 2 * (size_t)n; e++) {
+    uint32_t i = ev[e].id;
+    if (ev[e].kind == 1) {
+      s->sec_lo[i] = nsec;
+      for (uint32_t k = 0; k < nlive; k++) {
+        s->ov_start[live[k]]++;
+        s->ov_start[i]++;
+      }
+      pairs += nlive;
+      pos[i] = nlive;
+      live[nlive++] = i;
+    } else {
+      if (!any_free || ev[e].time != last_free) {
+        members += nlive;
+        nsec++;
+        any_free = true;
+        last_free = ev[e].time;
+      }
+      s->sec_hi[i] = nsec;
+      uint32_t last = live[--nlive];
+      live[pos[i]] = last;
+      pos[last] = pos[i];
+    }
+    if (pairs > SEARCH_MAX_PAIRS || members > SEARCH_MAX_PAIRS) {
+      *too_big = true;
+      goto out;
+    }
+  }
+  s->nsec = nsec;
+  /* Prefix sums, then fill the overlap lists by the same sweep. */
+  uint32_t acc = 0;
+  for (uint32_t i = 0; i <= n; i++) {
+    uint32_t c = i < n ? s->ov_start[i] : 0;
+    s->ov_start[i] = acc;
+    acc += c;
+  }
+  s->ov_id = malloc((acc ? acc : 1) * sizeof *s->ov_id);
+  uint32_t *fill = calloc(n, sizeof *fill);
+  s->sec_start = calloc((size_t)nsec + 1, sizeof *s->sec_start);
+  s->sec_id = malloc((members ? members : 1) * sizeof *s->sec_id);
+  s->total0 = calloc(nsec ? nsec : 1, sizeof *s->total0);
+  s->cut0 = calloc(nsec ? nsec : 1, sizeof *s->cut0);
+  if (!s->ov_id || !fill || !s->sec_start || !s->sec_id || !s->total0 || !s->cut0) {
+    free(fill);
+    goto out;
+  }
+  nlive = 0;
+  for (size_t e = 0; e < 2 * (size_t)n; e++) {
+    uint32_t i = ev[e].id;
+    if (ev[e].kind == 1) {
+      for (uint32_t k = 0; k < nlive; k++) {
+        uint32_t o = live[k];
+        s->ov_id[s->ov_start[o] + fill[o]++] = i;
+        s->ov_id[s->ov_start[i] + fill[i]++] = o;
+      }
+      pos[i] = nlive;
+      live[nlive++] = i;
+    } else {
+      uint32_t last = live[--nlive];
+      live[pos[i]] = last;
+      pos[last] = pos[i];
+    }
+  }
+  free(fill);
+  /* Section members: block i is in sections [sec_lo, sec_hi). */
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++) {
+      s->sec_start[c + 1]++;
+      s->total0[c] += size[i];
+      if (c + 1 < s->sec_hi[i])
+        s->cut0[c]++;
+    }
+  for (uint32_t c = 0; c < nsec; c++)
+    s->sec_start[c + 1] += s->sec_start[c];
+  uint32_t *sfill = calloc(nsec ? nsec : 1, sizeof *sfill);
+  if (!sfill)
+    goto out;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
+      s->sec_id[s->sec_start[c] + sfill[c]++] = i;
+  free(sfill);
+  ok = true;
+out:
+  free(ev);
+  free(live);
+  free(pos);
+  return ok;
+}
+
+static void reset_state(search_t *s) {
+  for (uint32_t i = 0; i < s->n; i++) {
+    s->off[i] = NONE;
+    s->minoff[i] = 0;
+  }
+  memset(s->floor, 0, s->nsec * sizeof *s->floor);
+  memcpy(s->total, s->total0, s->nsec * sizeof *s->total);
+  memcpy(s->cut, s->cut0, s->nsec * sizeof *s->cut);
+}
+
+/* One capacity: rounds of the three preorders under a doubling node limit. FOUND
+ * (s->sol holds it), NOT_FOUND (proven infeasible), TIMED_OUT or ABORTED (memory). */
+static int attempt(search_t *s, uint64_t cap, double deadline) {
+  s->cap = cap;
+  s->deadline = deadline;
+  s->timed_out = false;
+  int64_t limit = s->n;
+  for (;;) {
+    limit = limit > INT64_MAX / 2 ? INT64_MAX : limit * 2;
+    for (int h = 0; h < N_PREORDERS; h++) {
+      s->heuristic = h;
+      reset_state(s);
+      s->nodes_left = limit;
+      s->ids_n = 0;
+      for (uint32_t i = 0; i < s->n; i++)
+        s->ids[s->ids_n++] = i;
+      int st = solve_split(s, 0, s->nsec, 0, s->n);
+      if (s->oom)
+        return ABORTED;
+      if (st != ABORTED)
+        return st;
+      if (sfc_pack_exact_now() > deadline)
+        return TIMED_OUT;
+    }
+  }
+}
+
+static void search_free(search_t *s) {
+  free(s->sec_lo);
+  free(s->sec_hi);
+  free(s->sec_start);
+  free(s->sec_id);
+  free(s->ov_start);
+  free(s->ov_id);
+  free(s->total0);
+  free(s->cut0);
+  free(s->rank);
+  free(s->off);
+  free(s->minoff);
+  free(s->floor);
+  free(s->total);
+  free(s->cut);
+  free(s->sol);
+  free(s->um);
+  free(s->uf);
+  free(s->cand);
+  free(s->ids);
+  free(s->stamp);
+  free(s->affected);
+}
+
+static uint64_t peak_of(const uint64_t *off, const uint64_t *size, uint32_t n) {
+  uint64_t peak = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (off[i] + size[i] > peak)
+      peak = off[i] + size[i];
+  return peak;
+}
+
+static const char *status_word(int st) {
+  return st == FOUND ? "found" : st == NOT_FOUND ? "infeasible" : "timed out";
+}
+
+sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
+                             sfc_pack_result_t *out, sfc_error_t *err) {
+  double t0 = sfc_pack_exact_now();
+  double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
+  double deadline = t0 + limit;
+  int verbose = opt ? opt->verbose : 0;
+  bool minimize = p->capacity == 0 || (opt && opt->minimize);
+  out->algorithm = "search";
+  out->peak = 0;
+  if (p->count == 0)
+    return SFC_OK;
+  uint64_t best;
+  SFC_TRY(sfc_pack_exact_incumbent(p, &best, err));
+  out->peak = best;
+  if (!minimize && best <= p->capacity)
+    return SFC_OK;
+  if (p->count > SEARCH_MAX_BLOCKS) {
+    if (verbose > 0)
+      fprintf(stderr, "search: %zu blocks, more than %u: keeping the incumbent\n", p->count,
+              SEARCH_MAX_BLOCKS);
+    return SFC_OK;
+  }
+  uint32_t n = (uint32_t)p->count;
+  search_t s = {.n = n, .align = p->alignment ? p->alignment : 1, .blocks = p->blocks};
+  uint64_t *size = malloc(n * sizeof *size);
+  pre_t *pre = malloc(n * sizeof *pre);
+  s.size = size;
+  s.pre = pre;
+  s.sec_lo = malloc(n * sizeof *s.sec_lo);
+  s.sec_hi = malloc(n * sizeof *s.sec_hi);
+  sfc_status_t st = SFC_OK;
+  bool too_big = false;
+  if (!size || !pre || !s.sec_lo || !s.sec_hi || !setup(&s, p, size, &too_big)) {
+    if (too_big) {
+      if (verbose > 0)
+        fprintf(stderr, "search: too many overlapping pairs: keeping the incumbent\n");
+      goto done;
+    }
+    goto oom;
+  }
+  size_t ns = s.nsec ? s.nsec : 1;
+  s.rank = malloc(n * sizeof *s.rank);
+  s.off = malloc(n * sizeof *s.off);
+  s.minoff = malloc(n * sizeof *s.minoff);
+  s.sol = malloc(n * sizeof *s.sol);
+  s.floor = malloc(ns * sizeof *s.floor);
+  s.total = malloc(ns * sizeof *s.total);
+  s.cut = malloc(ns * sizeof *s.cut);
+  s.stamp = calloc(ns, sizeof *s.stamp);
+  s.affected = malloc(ns * sizeof *s.affected);
+  if (!s.rank || !s.off || !s.minoff || !s.sol || !s.floor || !s.total || !s.cut || !s.stamp ||
+      !s.affected || !grow((void **)&s.ids, &s.ids_cap, 4 * (size_t)n, sizeof *s.ids))
+    goto oom;
+
+  /* Lower bound on any peak: the largest section total, the largest block. */
+  uint64_t lo = 0;
+  for (uint32_t c = 0; c < s.nsec; c++)
+    if (s.total0[c] > lo)
+      lo = s.total0[c];
+  uint64_t *best_off = malloc(n * sizeof *best_off);
+  if (!best_off)
+    goto oom;
+  for (uint32_t i = 0; i < n; i++)
+    best_off[i] = p->blocks[i].offset;
+
+  int r;
+  if (!minimize) {
+    r = attempt(&s, p->capacity, deadline);
+    if (verbose > 0)
+      fprintf(stderr, "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes\n",
+              p->capacity, status_word(r), sfc_pack_exact_now() - t0, s.nodes);
+    if (r == FOUND) {
+      memcpy(best_off, s.sol, n * sizeof *best_off);
+      best = peak_of(best_off, size, n);
+    } else if (r == NOT_FOUND && p->capacity + 1 > lo) {
+      lo = p->capacity + 1;
+    }
+  } else {
+    /* The lower bound first (a quarter of the time), then steps below the best
+     * peak that halve whenever a try fails, each with a third of what is left. */
+    uint64_t step = 0;
+    bool tried_lo = false;
+    while (lo < best) {
+      double now = sfc_pack_exact_now();
+      if (now >= deadline)
+        break;
+      uint64_t target = lo;
+      double slice = (deadline - now) * (tried_lo ? 0.34 : 0.25);
+      if (tried_lo) {
+        if (step == 0)
+          step = (best - lo + 1) / 2;
+        target = best - lo > step ? best - step : lo;
+      }
+      tried_lo = true;
+      if (slice < 0.05)
+        slice = deadline - now;
+      r = attempt(&s, target, now + slice);
+      if (verbose > 0)
+        fprintf(stderr,
+                "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes (best %" PRIu64
+                ", bound %" PRIu64 ")\n",
+                target, status_word(r), sfc_pack_exact_now() - t0, s.nodes, best, lo);
+      if (r == ABORTED)
+        break;
+      if (r == FOUND) {
+        uint64_t peak = peak_of(s.sol, size, n);
+        if (peak < best) {
+          best = peak;
+          memcpy(best_off, s.sol, n * sizeof *best_off);
+        }
+      } else {
+        if (r == NOT_FOUND)
+          lo = target + 1;
+        step = step > 1 ? step / 2 : 1;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    p->blocks[i].offset = best_off[i];
+  free(best_off);
+  out->peak = best;
+  out->best_bound = lo < best ? lo : best;
+  out->optimal = lo >= best;
+  if (s.oom)
+    goto oom;
+  goto done;
+oom:
+  st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "search: out of memory for %u blocks", n);
+done:
+  search_free(&s);
+  free(size);
+  free(pre);
+  return st;
+}

@@ -176,12 +176,12 @@ static sfc_status_t configure_locked(int mode, const char *path, sfc_error_t *er
     SFC_TRY(sfcrt_torch_trace_read_file(path, true, NULL, &plan, err));
     for (size_t k = 0; k < plan.count; k++)
       if (plan.blocks[k].offset % TORCH_ALIGN) {
+        unsigned long long off = (unsigned long long)plan.blocks[k].offset;
         sfcrt_torch_trace_free(&plan, NULL);
         return sfc_error_set(err, SFC_ERR_BAD_INPUT,
                              "%s: request %zu has offset %llu, not a multiple of %d: pack with "
                              "`sfc pack --alignment %d`",
-                             path, k, (unsigned long long)plan.blocks[k].offset, TORCH_ALIGN,
-                             TORCH_ALIGN);
+                             path, k, off, TORCH_ALIGN, TORCH_ALIGN);
       }
     uint64_t bytes = sfcrt_torch_trace_arena_bytes(&plan);
     void *arena = NULL;

@@ -7,8 +7,9 @@
 #include "cli.h"
 #include "sfc/plan_format.h"
 
-static const sfc_command_t *const commands[] = {&sfc_cmd_compile, &sfc_cmd_inspect, &sfc_cmd_verify,
-                                                &sfc_cmd_config, &sfc_cmd_pack};
+static const sfc_command_t *const commands[] = {
+    &sfc_cmd_compile, &sfc_cmd_inspect,  &sfc_cmd_verify, &sfc_cmd_config,
+    &sfc_cmd_pack,    &sfc_cmd_simulate, &sfc_cmd_run};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 int sfc_cli_exit_code(sfc_status_t status) {

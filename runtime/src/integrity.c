@@ -22,13 +22,28 @@ static uint64_t seed_of(uint32_t tensor, uint64_t version) {
              (version + 1) * UINT64_C(0xC2B2AE3D27D4EB4F));
 }
 
+static int little_endian(void) {
+  const uint16_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b == 1;
+}
+
 static void store_le(uint8_t *p, uint64_t w, uint64_t n) {
+  if (n == 8 && little_endian()) {
+    memcpy(p, &w, 8);
+    return;
+  }
   for (uint64_t i = 0; i < n; i++)
     p[i] = (uint8_t)(w >> (8 * i));
 }
 
 static uint64_t load_le(const uint8_t *p, uint64_t n) {
   uint64_t w = 0;
+  if (n == 8 && little_endian()) {
+    memcpy(&w, p, 8);
+    return w;
+  }
   for (uint64_t i = 0; i < n; i++)
     w |= (uint64_t)p[i] << (8 * i);
   return w;

@@ -4,70 +4,14 @@
  * SFC_ERR_INTEGRITY message. Broken plans that race use the host device's delay
  * knob so the racing side always loses.
  *
- * The swap plan (256-byte tensors, alignment 64):
- *
- *   step  op      reads       writes      blocks (offset, live steps)
- *   0     make_b  x@0         b@256       x [0,3] persistent, b [0,0]
- *         -- swap-out b (256 -> host 0), waits step 0
- *   1     make_a  x@0         a@256       a [1,2]: reuses b's bytes, waits the swap-out
- *   2     use_a   a@256       c@512       c [2,3]
- *         -- swap-in b (host 0 -> 256), waits the swap-out and step 2 (a's last reader)
- *   3     join    c@512 b@256 d@768       b' [3,3] SWAPPED_IN: back-to-back reuse of
- *                                         a's block by a swap-in; waits the swap-in
+ * The swap plan is described in rt_plans.h.
  */
+#include "rt_plans.h"
 #include "rt_test_util.h"
-
-enum {
-  VALID = 0,
-  NO_WAIT_STEP1_ON_OUT, /* early reuse: step 1 overwrites b before the swap-out copied it */
-  NO_WAIT_IN_ON_STEP2,  /* early reuse by a swap-in: a is overwritten before step 2 reads it */
-  NO_WAIT_STEP3_ON_IN,  /* missing wait: step 3 reads b' before the swap-in landed */
-  LOST_SWAP_OUT,        /* the swap-out copies nothing: the swap-in brings garbage */
-  OVERLAP_C_ON_X,       /* c placed over x while both are live */
-  NO_WAIT_IN_ON_OUT,    /* redundant: the swap-in waits step 2, which waits the swap-out */
-};
-
-static void swap_plan(pb_t *b, int variant) {
-  const uint64_t T = 256;
-  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
-  uint32_t bt = pb_tensor(b, "b", T, SFC_KIND_ACTIVATION);
-  uint32_t a = pb_tensor(b, "a", T, SFC_KIND_ACTIVATION);
-  uint32_t c = pb_tensor(b, "c", T, SFC_KIND_ACTIVATION);
-  uint32_t d = pb_tensor(b, "d", T, SFC_KIND_OUTPUT);
-  uint32_t op0 = pb_op(b, "make_b", PB_LIST(x), PB_LIST(bt));
-  uint32_t op1 = pb_op(b, "make_a", PB_LIST(x), PB_LIST(a));
-  uint32_t op2 = pb_op(b, "use_a", PB_LIST(a), PB_LIST(c));
-  uint32_t op3 = pb_op(b, "join", PB_LIST(c, bt), PB_LIST(d));
-  uint32_t X = pb_block(b, x, 0, T, 0, 3, SFC_BLOCK_PERSISTENT);
-  uint32_t B1 = pb_block(b, bt, 256, T, 0, 0, 0);
-  uint32_t A = pb_block(b, a, 256, T, 1, 2, 0);
-  uint32_t C = pb_block(b, c, variant == OVERLAP_C_ON_X ? 0 : 512, T, 2, 3, 0);
-  uint32_t B2 = pb_block(b, bt, 256, T, 3, 3, SFC_BLOCK_SWAPPED_IN);
-  uint32_t D = pb_block(b, d, 768, T, 3, 3, 0);
-  uint32_t HB = pb_host_block(b, bt, 0, T, 1, 3);
-  uint32_t s0 = pb_step(b, op0, PB_LIST(X, B1));
-  uint32_t s1 = pb_step(b, op1, PB_LIST(X, A));
-  uint32_t s2 = pb_step(b, op2, PB_LIST(A, C));
-  uint32_t s3 = pb_step(b, op3, PB_LIST(C, B2, D));
-  uint32_t out = pb_swap(b, SFC_SWAP_OUT, B1, HB, 1);
-  uint32_t in = pb_swap(b, SFC_SWAP_IN, B2, HB, 3);
-  if (variant == LOST_SWAP_OUT)
-    pb_swap_at(b, out)->bytes = 0;
-  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
-  if (variant != NO_WAIT_STEP1_ON_OUT)
-    pb_dep(b, SFC_NODE_STEP, s1, SFC_NODE_SWAP, out);
-  if (variant != NO_WAIT_IN_ON_OUT)
-    pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_SWAP, out);
-  if (variant != NO_WAIT_IN_ON_STEP2)
-    pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_STEP, s2);
-  if (variant != NO_WAIT_STEP3_ON_IN)
-    pb_dep(b, SFC_NODE_STEP, s3, SFC_NODE_SWAP, in);
-  pb_fit_arenas(b);
-}
 
 static void test_valid_swap_plan(void) {
   pb_t *b = pb_new();
-  swap_plan(b, VALID);
+  rt_swap_plan(b, RT_VALID);
   sfcrt_plan_t *plan = rt_load(b);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
@@ -86,7 +30,7 @@ static void test_valid_swap_plan(void) {
   }
   /* A dependency implied by others may be left out: no false alarm. */
   pb_t *b2 = pb_new();
-  swap_plan(b2, NO_WAIT_IN_ON_OUT);
+  rt_swap_plan(b2, RT_NO_WAIT_IN_ON_OUT);
   sfcrt_plan_t *plan2 = rt_load(b2);
   sfcrt_options_init(&opt);
   opt.host.integrity = 1;
@@ -147,17 +91,17 @@ typedef struct broken {
 } broken_t;
 
 static const broken_t broken[] = {
-    {"early reuse: step 1 does not wait for b's swap-out", NO_WAIT_STEP1_ON_OUT, SFCRT_QUEUE_D2H,
+    {"early reuse: step 1 does not wait for b's swap-out", RT_NO_WAIT_STEP1_ON_OUT, SFCRT_QUEUE_D2H,
      SFC_OK, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"early reuse by a swap-in: it does not wait for step 2", NO_WAIT_IN_ON_STEP2,
+    {"early reuse by a swap-in: it does not wait for step 2", RT_NO_WAIT_IN_ON_STEP2,
      SFCRT_QUEUE_COMPUTE, SFC_OK,
      /* the swap-in lands before step 1 fills a over it: b' is lost at step 3 */
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"missing wait: step 3 does not wait for the swap-in", NO_WAIT_STEP3_ON_IN, SFCRT_QUEUE_H2D,
+    {"missing wait: step 3 does not wait for the swap-in", RT_NO_WAIT_STEP3_ON_IN, SFCRT_QUEUE_H2D,
      SFC_ERR_VERIFY, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"lost swap: the swap-out copies nothing", LOST_SWAP_OUT, -1, SFC_OK,
+    {"lost swap: the swap-out copies nothing", RT_LOST_SWAP_OUT, -1, SFC_OK,
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found 0x0000000000000000"},
-    {"overlap: c over x", OVERLAP_C_ON_X, -1, SFC_ERR_VERIFY,
+    {"overlap: c over x", RT_OVERLAP_C_ON_X, -1, SFC_ERR_VERIFY,
      "iteration 0 end: tensor 0 'x' (block 0) byte 0 of 256"},
 };
 
@@ -165,7 +109,7 @@ static void test_broken_plans(void) {
   for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
     const broken_t *r = &broken[i];
     pb_t *b = pb_new();
-    swap_plan(b, r->variant);
+    rt_swap_plan(b, r->variant);
     const sfc_plan_view_t *v = pb_view(b);
     sfc_error_t verr;
     int before = check_failures_;
@@ -189,7 +133,7 @@ static void test_broken_plans(void) {
 /* A session that failed keeps failing with the same error, and destroys cleanly. */
 static void test_failure_sticks(void) {
   pb_t *b = pb_new();
-  swap_plan(b, LOST_SWAP_OUT);
+  rt_swap_plan(b, RT_LOST_SWAP_OUT);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.host.integrity = 1;

@@ -1,0 +1,216 @@
+/* cmd_simulate.c — `sfc simulate PLAN`: replay a plan on the runtime's `sim` device
+ * and print its report (predicted iteration time, compute-only time, stalls and the
+ * steps that stall most, copy-engine utilisation).
+ *
+ * The prediction is the runtime's own sim device (runtime/src/device_sim.c) driven
+ * through the public pull loop, so what the compiler predicts and what the runtime
+ * replays cannot drift apart. Link parameters come from the plan's META unless a
+ * config (-c / --profile) is given; then the config's device overrides them and its
+ * peak_flops times ops without a measured time. O(steps + swaps + deps).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_config.h"
+#include "sfcrt.h"
+#include "units.h"
+
+static const char simulate_help[] =
+    "usage: sfc simulate PLAN [-c CONFIG] [--profile NAME] [--top N] [--json]\n"
+    "\n"
+    "Replays one iteration of PLAN on the runtime's sim device: virtual clocks for the\n"
+    "compute queue and the two copy engines, advanced by the plan's op times and the\n"
+    "link's bandwidths, latency and duplex factor. Prints the predicted iteration time,\n"
+    "the compute-only time, the stall time and the N steps that stall most (default 5),\n"
+    "and how busy each copy engine is. The link comes from the plan (the profile it was\n"
+    "compiled for) unless -c or --profile is given; then that device's link is used and\n"
+    "its peak FLOP/s times ops without a measured time (otherwise such ops take 0).\n"
+    "--json prints one object: predicted_iteration_us, compute_us, stall_us, stalls,\n"
+    "h2d_busy_us, d2h_busy_us, h2d_utilisation, d2h_utilisation, swaps_in, swaps_out,\n"
+    "bytes_swapped_in, bytes_swapped_out, steps, top_stalls [{step, op, name, stall_us}].\n"
+    "\n"
+    "examples:\n"
+    "  sfc simulate cnn.plan\n"
+    "  sfc simulate cnn.plan --profile a100-pcie4 --top 10\n";
+
+typedef struct sim_report {
+  sfcrt_stats_t st;
+  uint32_t top[64];     /* step indices, largest stall first */
+  double top_stall[64]; /* their stalls, us */
+  uint32_t top_count;
+} sim_report_t;
+
+static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *opt, sim_report_t *r,
+                             uint32_t top_n, sfc_error_t *err) {
+  sfcrt_session_t *s = NULL;
+  SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
+  sfc_status_t st = sfcrt_iteration_begin(s, err);
+  const sfcrt_step_t *step = NULL;
+  while (st == SFC_OK && (st = sfcrt_step_next(s, &step, err)) == SFC_OK && step)
+    st = sfcrt_step_done(s, err);
+  if (st == SFC_OK)
+    st = sfcrt_iteration_end(s, err);
+  if (st == SFC_OK) {
+    sfcrt_session_stats(s, &r->st);
+    const double *stall = r->st.step_stall_us;
+    /* Top N by stall (ties: earlier step first): insertion into a short sorted list. */
+    r->top_count = 0;
+    for (uint32_t k = 0; k < r->st.step_count && stall; k++) {
+      double v = stall[k];
+      if (v <= 0 || (r->top_count == top_n && (top_n == 0 || stall[r->top[top_n - 1]] >= v)))
+        continue;
+      uint32_t i = r->top_count < top_n ? r->top_count++ : top_n - 1;
+      while (i > 0 && stall[r->top[i - 1]] < v) {
+        r->top[i] = r->top[i - 1];
+        i--;
+      }
+      r->top[i] = k;
+    }
+    for (uint32_t i = 0; i < r->top_count; i++)
+      r->top_stall[i] = stall[r->top[i]];
+    r->st.step_stall_us = NULL; /* it dies with the session */
+  }
+  sfcrt_session_destroy(s);
+  return st;
+}
+
+static double pct(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static void print_text(const char *path, const sfc_plan_view_t *v, const sim_report_t *r,
+                       const sfcrt_options_t *opt) {
+  const sfcrt_stats_t *st = &r->st;
+  char a[32], b[32];
+  double h2d = opt->sim.h2d_bytes_per_s > 0 ? opt->sim.h2d_bytes_per_s : v->meta.h2d_bytes_per_s;
+  double d2h = opt->sim.d2h_bytes_per_s > 0 ? opt->sim.d2h_bytes_per_s : v->meta.d2h_bytes_per_s;
+  double duplex = opt->sim.duplex_factor > 0 ? opt->sim.duplex_factor : v->meta.duplex_factor;
+  double lat = opt->sim.copy_latency_s > 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
+  printf("sfc simulate: %s (graph %s, profile %s)\n", path, sfc_plan_string(v, v->meta.graph_name),
+         sfc_plan_string(v, v->meta.profile_name));
+  printf("  link                  h2d %s, d2h %s, duplex %.2f, latency %.3f us\n",
+         sfc_format_rate(h2d, a, sizeof a), sfc_format_rate(d2h, b, sizeof b), duplex, lat * 1e6);
+  printf("  steps                 %u\n", v->step_count);
+  printf("  predicted iteration   %.3f us\n", st->predicted_iteration_us);
+  printf("  compute only          %.3f us\n", st->compute_us);
+  printf("  stall                 %.3f us (%.1f %% of the iteration, %" PRIu64 " waits)\n",
+         st->stall_us, pct(st->stall_us, st->predicted_iteration_us), st->stalls);
+  printf("  H2D engine            busy %.3f us (%.1f %%), swap-ins %" PRIu64 ", %s\n",
+         st->h2d_busy_us, pct(st->h2d_busy_us, st->predicted_iteration_us), st->swaps_in,
+         sfc_format_size(st->bytes_swapped_in, a, sizeof a));
+  printf("  D2H engine            busy %.3f us (%.1f %%), swap-outs %" PRIu64 ", %s\n",
+         st->d2h_busy_us, pct(st->d2h_busy_us, st->predicted_iteration_us), st->swaps_out,
+         sfc_format_size(st->bytes_swapped_out, a, sizeof a));
+  if (r->top_count) {
+    printf("  top stalls            %8s %8s  %-28s %12s\n", "step", "op", "name", "stall us");
+    for (uint32_t i = 0; i < r->top_count; i++) {
+      const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
+      printf("                        %8u %8" PRId64 "  %-28.28s %12.3f\n", r->top[i], op->graph_id,
+             sfc_plan_string(v, op->name), r->top_stall[i]);
+    }
+  }
+}
+
+static void print_json(const sfc_plan_view_t *v, const sim_report_t *r) {
+  const sfcrt_stats_t *st = &r->st;
+  printf("{\"predicted_iteration_us\":%.6f,\"compute_us\":%.6f,\"stall_us\":%.6f,"
+         "\"stalls\":%" PRIu64 ",\"h2d_busy_us\":%.6f,\"d2h_busy_us\":%.6f,"
+         "\"h2d_utilisation\":%.6f,\"d2h_utilisation\":%.6f,\"swaps_in\":%" PRIu64
+         ",\"swaps_out\":%" PRIu64 ",\"bytes_swapped_in\":%" PRIu64
+         ",\"bytes_swapped_out\":%" PRIu64 ",\"steps\":%u,\"top_stalls\":[",
+         st->predicted_iteration_us, st->compute_us, st->stall_us, st->stalls, st->h2d_busy_us,
+         st->d2h_busy_us, pct(st->h2d_busy_us, st->predicted_iteration_us) / 100,
+         pct(st->d2h_busy_us, st->predicted_iteration_us) / 100, st->swaps_in, st->swaps_out,
+         st->bytes_swapped_in, st->bytes_swapped_out, v->step_count);
+  for (uint32_t i = 0; i < r->top_count; i++) {
+    const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
+    printf("%s{\"step\":%u,\"op\":%" PRId64 ",\"name\":\"", i ? "," : "", r->top[i], op->graph_id);
+    for (const char *c = sfc_plan_string(v, op->name); *c; c++) {
+      if (*c == '"' || *c == '\\')
+        printf("\\%c", *c);
+      else if ((unsigned char)*c < 0x20)
+        printf("\\u%04x", (unsigned char)*c);
+      else
+        putchar(*c);
+    }
+    printf("\",\"stall_us\":%.6f}", r->top_stall[i]);
+  }
+  printf("]}\n");
+}
+
+static int run_simulate(int argc, char **argv) {
+  const char *path = NULL, *value = NULL;
+  sfc_cli_config_args_t ca = {0};
+  bool json = false, have_cfg = false;
+  uint32_t top_n = 5;
+  for (int i = 1; i < argc; i++) {
+    if (sfc_cli_is_help(argv[i]))
+      return sfc_cli_print_help(&sfc_cmd_simulate);
+    if (sfc_cli_option(argc, argv, &i, "--config", "-c", &value)) {
+      if (!value)
+        return sfc_cli_usage("simulate", "-c needs a file");
+      ca.file = value;
+      have_cfg = true;
+    } else if (sfc_cli_option(argc, argv, &i, "--profile", NULL, &value)) {
+      if (!value)
+        return sfc_cli_usage("simulate", "--profile needs a name");
+      ca.profile = value;
+      have_cfg = true;
+    } else if (sfc_cli_option(argc, argv, &i, "--top", NULL, &value)) {
+      char *end = NULL;
+      long n = value ? strtol(value, &end, 10) : -1;
+      if (!value || *end || n < 0 || n > 64)
+        return sfc_cli_usage("simulate", "--top needs a number from 0 to 64");
+      top_n = (uint32_t)n;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return sfc_cli_usage("simulate", "unknown option '%s'", argv[i]);
+    } else if (path) {
+      return sfc_cli_usage("simulate", "one plan at a time ('%s' and '%s')", path, argv[i]);
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path)
+    return sfc_cli_usage("simulate", "missing PLAN");
+
+  sfc_error_t err;
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  if (have_cfg) {
+    sfc_config_t cfg;
+    if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
+      return sfc_cli_fail(&err);
+    opt.sim.h2d_bytes_per_s = cfg.device.h2d_bytes_per_s;
+    opt.sim.d2h_bytes_per_s = cfg.device.d2h_bytes_per_s;
+    opt.sim.duplex_factor = cfg.device.duplex_factor;
+    opt.sim.copy_latency_s = cfg.device.copy_latency_s;
+    opt.sim.flops_per_s = cfg.device.peak_flops;
+  }
+  sfcrt_plan_t *plan = NULL;
+  if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
+    return sfc_cli_fail(&err); /* the reader's message names the file */
+  sim_report_t r;
+  memset(&r, 0, sizeof r);
+  sfc_status_t st = simulate(plan, &opt, &r, top_n, &err);
+  if (st != SFC_OK) {
+    sfc_error_prefix(&err, path);
+    sfcrt_plan_destroy(plan);
+    return sfc_cli_fail(&err);
+  }
+  if (json)
+    print_json(sfcrt_plan_view(plan), &r);
+  else
+    print_text(path, sfcrt_plan_view(plan), &r, &opt);
+  sfcrt_plan_destroy(plan);
+  return SFC_EXIT_OK;
+}
+
+const sfc_command_t sfc_cmd_simulate = {
+    "simulate", "simulate PLAN [-c CONFIG]: predicted iteration time, stalls", simulate_help,
+    run_simulate};

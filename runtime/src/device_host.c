@@ -461,13 +461,15 @@ static sfc_status_t host_arena_alloc(void *self, uint64_t bytes, uint32_t alignm
   if (alignment == 0)
     alignment = 1;
   if (bytes > SIZE_MAX - alignment)
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: arena of %llu bytes does not fit",
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
+                         "host: out of memory: an arena of %llu bytes does not fit",
                          (unsigned long long)bytes);
   d->arena_raw_bytes = (size_t)bytes + alignment;
   d->arena_raw = sfc_calloc(d->alloc, 1, d->arena_raw_bytes);
   if (!d->arena_raw) {
     d->arena_raw_bytes = 0;
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: cannot allocate an arena of %llu bytes",
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
+                         "host: out of memory: cannot allocate an arena of %llu bytes",
                          (unsigned long long)bytes);
   }
   uintptr_t p = (uintptr_t)d->arena_raw;
@@ -480,11 +482,12 @@ static sfc_status_t host_host_alloc(void *self, uint64_t bytes, sfc_error_t *err
   if (bytes == 0)
     return SFC_OK;
   if (bytes > SIZE_MAX)
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: staging arena does not fit");
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
+                         "host: out of memory: the staging arena does not fit");
   d->harena = sfc_calloc(d->alloc, 1, (size_t)bytes);
   if (!d->harena)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
-                         "host: cannot allocate a staging arena of %llu bytes",
+                         "host: out of memory: cannot allocate a staging arena of %llu bytes",
                          (unsigned long long)bytes);
   d->harena_bytes = (size_t)bytes;
   return SFC_OK;

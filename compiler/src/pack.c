@@ -34,6 +34,7 @@ static const sfc_packer_t packers[] = {
     {"greedy-area-bestgap", "greedy by size x lifetime descending, tightest gap",
      sfc_pack_greedy_area_bestgap},
     {"greedy-start-bestgap", "greedy by start time, tightest gap", sfc_pack_greedy_start_bestgap},
+    {"mip", "exact: the seed's MIP solved by GLPK branch and cut (small instances)", sfc_pack_mip},
     {"search", "exact: depth-first search over canonical placements (MiniMalloc), anytime",
      sfc_pack_search},
 };

@@ -36,8 +36,9 @@
  * hitting the limit is a proof: no packing within the capacity exists.
  *
  * Modes (pack.h): with a capacity, find any packing <= it; minimise: start from the
- * incumbent, try the lower bound first, then lower the capacity in steps that halve
- * on failure, each try with a share of the remaining time; every proof of
+ * incumbent, try the lower bound first, then bisect between the proven bound and
+ * the best peak, each try with a share of the remaining time (a capacity that timed
+ * out is not tried again while a higher one is untried); every proof of
  * infeasibility raises best_bound. Anytime: the best packing found is returned when
  * the time limit expires.
  *
@@ -636,6 +637,21 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   for (uint32_t c = 0; c < s.nsec; c++)
     if (s.total0[c] > lo)
       lo = s.total0[c];
+  /* When every size is a multiple of the alignment, every canonical peak is a sum
+   * of sizes: a multiple of their gcd, the step of the capacities worth trying. */
+  uint64_t unit = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t x = unit, y = size[i];
+    while (y) {
+      uint64_t t = x % y;
+      x = y;
+      y = t;
+    }
+    unit = size[i] % s.align == 0 ? x : 1;
+    if (unit == 1)
+      break;
+  }
+  lo = (lo + unit - 1) / unit * unit;
   uint64_t *best_off = malloc(n * sizeof *best_off);
   if (!best_off)
     goto oom;
@@ -655,22 +671,27 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
       lo = p->capacity + 1;
     }
   } else {
-    /* The lower bound first (a quarter of the time), then steps below the best
-     * peak that halve whenever a try fails, each with a third of what is left. */
-    uint64_t step = 0;
-    bool tried_lo = false;
+    /* Bisection between what is proven (lo) and what is found (best), the lower
+     * bound first with a quarter of the time, then each try with a third of what
+     * is left. A try that times out marks its capacity as hard: the next ones aim
+     * between it and the best peak; once that range is empty, the hard marks are
+     * forgotten and the remaining time goes to the capacity just below the best. */
+    uint64_t hard = 0; /* every capacity <= hard timed out (0: none) */
+    bool first = true;
     while (lo < best) {
       double now = sfc_pack_exact_now();
       if (now >= deadline)
         break;
-      uint64_t target = lo;
-      double slice = (deadline - now) * (tried_lo ? 0.34 : 0.25);
-      if (tried_lo) {
-        if (step == 0)
-          step = (best - lo + 1) / 2;
-        target = best - lo > step ? best - step : lo;
+      uint64_t from = hard >= lo ? (hard / unit + 1) * unit : lo;
+      if (!first && from >= best) {
+        from = best - unit;
+        hard = 0;
       }
-      tried_lo = true;
+      if (from < lo)
+        break;
+      uint64_t target = first ? lo : from + (best - unit - from) / unit / 2 * unit;
+      double slice = (deadline - now) * (first ? 0.25 : 0.34);
+      first = false;
       if (slice < 0.05)
         slice = deadline - now;
       r = attempt(&s, target, now + slice);
@@ -687,10 +708,10 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
           best = peak;
           memcpy(best_off, s.sol, n * sizeof *best_off);
         }
-      } else {
-        if (r == NOT_FOUND)
-          lo = target + 1;
-        step = step > 1 ? step / 2 : 1;
+      } else if (r == NOT_FOUND) {
+        lo = (target / unit + 1) * unit;
+      } else if (target > hard) {
+        hard = target;
       }
     }
   }

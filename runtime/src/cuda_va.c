@@ -26,6 +26,27 @@ static sfc_status_t va_chunk_create(sfcrt_cuda_va_pool_t *pool, sfc_error_t *err
   return SFC_OK;
 }
 
+sfc_status_t sfcrt_cuda_va_chunk_size(const sfcrt_cuda_driver_t *drv, CUdevice device,
+                                      size_t chunk_bytes, size_t *out_chunk, sfc_error_t *err) {
+  CUmemAllocationProp prop;
+  memset(&prop, 0, sizeof(prop));
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  size_t gran = 0;
+  SFC_TRY(sfcrt_cuda_check(
+      drv, drv->fn.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+      "cuMemGetAllocationGranularity", err));
+  if (gran == 0)
+    return sfc_error_set(err, SFC_ERR_DEVICE, "cuMemGetAllocationGranularity returned 0");
+  if (chunk_bytes == 0)
+    chunk_bytes = gran;
+  if (chunk_bytes > SIZE_MAX - gran)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "VA chunk size %zu is too large", chunk_bytes);
+  *out_chunk = (chunk_bytes + gran - 1) / gran * gran;
+  return SFC_OK;
+}
+
 sfc_status_t sfcrt_cuda_va_pool_init(sfcrt_cuda_va_pool_t *pool, const sfcrt_cuda_driver_t *drv,
                                      CUdevice device, size_t chunk_bytes, size_t max_bytes,
                                      size_t prealloc_bytes, const sfc_allocator_t *alloc,
@@ -39,18 +60,7 @@ sfc_status_t sfcrt_cuda_va_pool_init(sfcrt_cuda_va_pool_t *pool, const sfcrt_cud
   pool->access.location = pool->prop.location;
   pool->access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 
-  size_t gran = 0;
-  SFC_TRY(va_check(
-      pool,
-      drv->fn.cuMemGetAllocationGranularity(&gran, &pool->prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-      "cuMemGetAllocationGranularity", err));
-  if (gran == 0)
-    return sfc_error_set(err, SFC_ERR_DEVICE, "cuMemGetAllocationGranularity returned 0");
-  if (chunk_bytes == 0)
-    chunk_bytes = gran;
-  if (chunk_bytes > SIZE_MAX - gran)
-    return sfc_error_set(err, SFC_ERR_LIMIT, "VA chunk size %zu is too large", chunk_bytes);
-  pool->chunk_bytes = (chunk_bytes + gran - 1) / gran * gran;
+  SFC_TRY(sfcrt_cuda_va_chunk_size(drv, device, chunk_bytes, &pool->chunk_bytes, err));
   pool->max_chunks = max_bytes / pool->chunk_bytes;
   if (pool->max_chunks == 0)
     return sfc_error_set(err, SFC_ERR_DOES_NOT_FIT,

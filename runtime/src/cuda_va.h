@@ -56,6 +56,11 @@ typedef struct sfcrt_cuda_va_range {
   bool mapped;
 } sfcrt_cuda_va_range_t;
 
+/* The chunk size a pool would use: chunk_bytes rounded up to the device's minimum
+ * allocation granularity (0 = the granularity itself). */
+sfc_status_t sfcrt_cuda_va_chunk_size(const sfcrt_cuda_driver_t *drv, CUdevice device,
+                                      size_t chunk_bytes, size_t *out_chunk, sfc_error_t *err);
+
 /* chunk_bytes 0 = the device's minimum granularity; otherwise rounded up to a multiple
  * of it. max_bytes bounds the physical memory (rounded down to chunks, at least one
  * chunk); prealloc_bytes (<= max_bytes) is created now. */

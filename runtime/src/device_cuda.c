@@ -1,0 +1,647 @@
+/* device_cuda.c — the `cuda` device: the plan replayed on a GPU through the CUDA Driver
+ * API loaded at run time (cuda_loader.c), in one of two memory modes.
+ *
+ * Setup (create/arena_alloc/host_alloc, once per session): load the driver; use the
+ * caller's context or retain the device's primary context (the one the CUDA runtime and
+ * PyTorch use) and push/pop it around every call, so the device works inside a process
+ * that already has a context current; two copy streams (H2D for swap-ins, D2H for
+ * swap-outs, CU_STREAM_NON_BLOCKING) plus the framework's compute stream (or our own);
+ * one event per plan event (CU_EVENT_DISABLE_TIMING); one pinned staging arena
+ * (cuMemHostAlloc — never per iteration).
+ *
+ * Arena mode: one cuMemAlloc of arena_bytes; block = base + offset. Replay is copies,
+ * cuEventRecord and cuStreamWaitEvent only; the one synchronisation is at
+ * iteration_end.
+ *
+ * Virtual-addressing mode (seed out-of-core-window-scheduling.txt §4, cuda_va.c): each
+ * non-external tensor reserves one stable range (its largest block, rounded up to
+ * chunks); every block of a tensor has that address. A block's range is mapped when the
+ * block begins — at arena_alloc for persistent blocks, before the swap-in copy for
+ * swapped-in blocks, at step_begin(first_step) otherwise — and unmapped when it ends:
+ * after its last step and after its swap-out copy, whichever is issued later. Unmapping
+ * is deferred (nnabla's lazy unmap): an event is recorded on each queue that last used
+ * the block and the tensor joins a pending list; a later map that needs chunks
+ * reclaims pending tensors whose events completed (cuEventQuery), blocking on the
+ * oldest only when none did; iteration_end reclaims the rest. A tensor mapped again
+ * while its unmap is pending keeps its chunks: the queue that touches it next waits on
+ * the pending events (cuStreamWaitEvent) instead. Requires that two blocks of one
+ * tensor never live at the same step (checked at arena_alloc).
+ *
+ * Costs: arena mode O(1) driver calls per copy/event/wait; VA mode adds O(chunks) per
+ * block begin/end and O(pending) event queries per map. No heap allocation after
+ * arena_alloc. The physical pool is bounded by the sum of the tensors' ranges and
+ * preallocates arena_bytes (the packer's peak) rounded up to chunks.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "cuda_loader.h"
+#include "cuda_va.h"
+#include "device.h"
+
+typedef struct cuda_dev {
+  const sfc_plan_view_t *plan;
+  const sfc_allocator_t *alloc;
+  sfcrt_cuda_mode_t mode;
+  uint64_t va_chunk_bytes;
+  sfcrt_cuda_driver_t drv;
+  CUdevice device;
+  CUcontext ctx;
+  bool retained; /* we retained the primary context */
+  CUstream q[SFCRT_QUEUE_COUNT];
+  bool own_compute; /* q[COMPUTE] created here */
+  CUevent *events;  /* [events_cap], event_count of them created */
+  uint32_t event_count, events_cap;
+  CUdeviceptr arena_raw, arena; /* arena mode: raw allocation, aligned base */
+  uint64_t arena_bytes;
+  void *host;
+  uint64_t host_bytes;
+  uint32_t current_step; /* the step being run (step_begin .. next step_begin) */
+
+  /* VA mode */
+  bool va_ready;
+  sfcrt_cuda_va_pool_t pool;
+  size_t pre_chunks;             /* chunks preallocated: the plan's arena */
+  sfcrt_cuda_va_range_t *ranges; /* [tensor_count], chunks == 0 for external/unused */
+  CUevent *ev_compute, *ev_d2h;  /* [tensor_count] end-of-block events */
+  uint8_t *ev_flags;             /* [tensor_count] bit 0 compute recorded, bit 1 d2h */
+  uint64_t *pending_seq;         /* [tensor_count] 0 = not pending, else FIFO order */
+  uint64_t next_seq;
+  uint32_t pending_count;
+  uint32_t *swap_out_step;        /* [block_count] issue step of the swap-out from it, or NONE */
+  uint32_t *begin_at, *begin_idx; /* CSR: blocks mapped at step_begin(k) */
+  uint32_t *end_at, *end_idx;     /* CSR: blocks whose compute life ends at step_end(k) */
+} cuda_dev_t;
+
+#define EV_COMPUTE 1u
+#define EV_D2H     2u
+
+static sfc_status_t ck(cuda_dev_t *d, CUresult r, const char *call, sfc_error_t *err) {
+  return sfcrt_cuda_check(&d->drv, r, call, err);
+}
+
+static sfc_status_t enter(cuda_dev_t *d, sfc_error_t *err) {
+  return ck(d, d->drv.fn.cuCtxPushCurrent(d->ctx), "cuCtxPushCurrent", err);
+}
+
+static void leave(cuda_dev_t *d) {
+  CUcontext popped;
+  d->drv.fn.cuCtxPopCurrent(&popped);
+}
+
+/* ---- VA mode ------------------------------------------------------------------------ */
+
+static bool block_managed(const sfc_plan_block_t *b) {
+  return !(b->flags & (SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT));
+}
+
+/* Unmaps a pending tensor whose events have completed (or are waited for here). */
+static sfc_status_t va_reclaim(cuda_dev_t *d, uint32_t t, bool block, sfc_error_t *err) {
+  if (block) {
+    if (d->ev_flags[t] & EV_COMPUTE)
+      SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_compute[t]), "cuEventSynchronize", err));
+    if (d->ev_flags[t] & EV_D2H)
+      SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_d2h[t]), "cuEventSynchronize", err));
+  }
+  d->ev_flags[t] = 0;
+  d->pending_seq[t] = 0;
+  d->pending_count--;
+  return sfcrt_cuda_va_range_unmap(&d->pool, &d->ranges[t], err);
+}
+
+static bool va_event_done(cuda_dev_t *d, CUevent e) {
+  return d->drv.fn.cuEventQuery(e) == CUDA_SUCCESS;
+}
+
+/* The pending tensor unmapped longest ago... first pended (FIFO), UINT32_MAX if none. */
+static uint32_t va_oldest_pending(const cuda_dev_t *d) {
+  uint32_t oldest = UINT32_MAX;
+  for (uint32_t t = 0; t < d->plan->tensor_count; t++)
+    if (d->pending_seq[t] && (oldest == UINT32_MAX || d->pending_seq[t] < d->pending_seq[oldest]))
+      oldest = t;
+  return oldest;
+}
+
+/* Makes room for a range of `chunks` chunks. First every pending tensor whose events
+ * have completed is unmapped (no waiting). Then, while the pool would have to grow
+ * beyond its preallocation (the plan's arena, i.e. the packer's peak) or its limit,
+ * the oldest pending tensor is unmapped after waiting for its events: the plan's
+ * memory bound wins over overlap. */
+static sfc_status_t va_make_room(cuda_dev_t *d, size_t chunks, sfc_error_t *err) {
+  if (d->pool.free_count >= chunks || d->pending_count == 0)
+    return SFC_OK;
+  for (uint32_t t = 0; t < d->plan->tensor_count && d->pool.free_count < chunks; t++)
+    if (d->pending_seq[t] &&
+        (!(d->ev_flags[t] & EV_COMPUTE) || va_event_done(d, d->ev_compute[t])) &&
+        (!(d->ev_flags[t] & EV_D2H) || va_event_done(d, d->ev_d2h[t])))
+      SFC_TRY(va_reclaim(d, t, false, err));
+  while (d->pool.free_count < chunks && d->pending_count > 0 &&
+         d->pool.created + (chunks - d->pool.free_count) > d->pre_chunks)
+    SFC_TRY(va_reclaim(d, va_oldest_pending(d), true, err));
+  return SFC_OK;
+}
+
+/* Tensor t's block begins; `q` is the queue that touches it first. */
+static sfc_status_t va_begin(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_error_t *err) {
+  sfcrt_cuda_va_range_t *r = &d->ranges[t];
+  if (d->pending_seq[t]) {
+    /* unmap pending: keep the chunks, order q after the previous block's last users */
+    if (d->ev_flags[t] & EV_COMPUTE)
+      SFC_TRY(ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->ev_compute[t], 0), "cuStreamWaitEvent",
+                 err));
+    if (d->ev_flags[t] & EV_D2H)
+      SFC_TRY(
+          ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->ev_d2h[t], 0), "cuStreamWaitEvent", err));
+    d->ev_flags[t] = 0;
+    d->pending_seq[t] = 0;
+    d->pending_count--;
+    return SFC_OK;
+  }
+  if (r->mapped)
+    return SFC_OK; /* persistent, or a second block begun without an end: validated away */
+  SFC_TRY(va_make_room(d, r->chunks, err));
+  return sfcrt_cuda_va_range_map(&d->pool, r, err);
+}
+
+/* Tensor t's block ends: its last users are on the queues in ev_flags. */
+static void va_end(cuda_dev_t *d, uint32_t t) {
+  if (!d->ranges[t].mapped || d->pending_seq[t])
+    return;
+  d->pending_seq[t] = ++d->next_seq;
+  d->pending_count++;
+}
+
+static sfc_status_t va_record(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_error_t *err) {
+  CUevent e = q == SFCRT_QUEUE_D2H ? d->ev_d2h[t] : d->ev_compute[t];
+  SFC_TRY(ck(d, d->drv.fn.cuEventRecord(e, d->q[q]), "cuEventRecord", err));
+  d->ev_flags[t] |= q == SFCRT_QUEUE_D2H ? EV_D2H : EV_COMPUTE;
+  return SFC_OK;
+}
+
+/* Builds the VA tables, reserves every tensor's range and maps persistent blocks. */
+static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *err) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_allocator_t *a = d->alloc;
+  uint32_t nt = v->tensor_count, nb = v->block_count, ns = v->step_count;
+  size_t ntc = nt ? nt : 1, nbc = nb ? nb : 1;
+  d->ranges = sfc_calloc(a, ntc, sizeof(*d->ranges));
+  d->ev_compute = sfc_calloc(a, ntc, sizeof(CUevent));
+  d->ev_d2h = sfc_calloc(a, ntc, sizeof(CUevent));
+  d->ev_flags = sfc_calloc(a, ntc, 1);
+  d->pending_seq = sfc_calloc(a, ntc, sizeof(uint64_t));
+  d->swap_out_step = sfc_calloc(a, nbc, sizeof(uint32_t));
+  d->begin_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  d->end_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  d->begin_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
+  d->end_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
+  uint64_t *need = sfc_calloc(a, ntc, sizeof(uint64_t));
+  uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  sfc_status_t st = SFC_OK;
+  if (!d->ranges || !d->ev_compute || !d->ev_d2h || !d->ev_flags || !d->pending_seq ||
+      !d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx || !d->end_idx || !need ||
+      !cursor) {
+    st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
+    goto done;
+  }
+  for (uint32_t b = 0; b < nb; b++)
+    d->swap_out_step[b] = SFC_PLAN_NONE;
+  for (uint32_t s = 0; s < v->swap_count; s++)
+    if (v->swaps[s].direction == SFC_SWAP_OUT)
+      d->swap_out_step[v->swaps[s].device_block] = v->swaps[s].issue_step;
+  for (uint32_t b = 0; b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if (x->flags & SFC_BLOCK_EXTERNAL)
+      continue;
+    if (x->bytes > need[x->tensor])
+      need[x->tensor] = x->bytes;
+    /* one address per tensor: its blocks must not be live at the same step. O(b^2) in
+     * the blocks of one tensor, which are few. */
+    for (uint32_t c = b + 1; c < nb; c++) {
+      const sfc_plan_block_t *y = &v->blocks[c];
+      if (y->tensor != x->tensor || (y->flags & SFC_BLOCK_EXTERNAL))
+        continue;
+      if ((x->flags | y->flags) & SFC_BLOCK_PERSISTENT ||
+          (x->first_step <= y->last_step && y->first_step <= x->last_step)) {
+        st = sfc_error_set(err, SFC_ERR_UNAVAILABLE,
+                           "cuda VA mode: blocks %u and %u of tensor %u are live at the same "
+                           "step; VA mode needs one block per tensor at a time (use arena mode)",
+                           b, c, x->tensor);
+        goto done;
+      }
+    }
+  }
+  size_t chunk = 0;
+  if ((st = enter(d, err)) != SFC_OK)
+    goto done;
+  st = sfcrt_cuda_va_chunk_size(&d->drv, d->device, (size_t)d->va_chunk_bytes, &chunk, err);
+  uint64_t pool_max = 0;
+  for (uint32_t t = 0; st == SFC_OK && t < nt; t++)
+    pool_max += need[t] ? (need[t] + chunk - 1) / chunk * chunk : 0;
+  if (st == SFC_OK) {
+    uint64_t pre = (arena_bytes + chunk - 1) / chunk * chunk;
+    if (pre > pool_max)
+      pre = pool_max;
+    if (pool_max > SIZE_MAX / 2)
+      st = sfc_error_set(err, SFC_ERR_LIMIT, "cuda VA mode: %llu bytes of tensors",
+                         (unsigned long long)pool_max);
+    else
+      st = sfcrt_cuda_va_pool_init(&d->pool, &d->drv, d->device, chunk,
+                                   (size_t)(pool_max ? pool_max : chunk), (size_t)pre, a, err);
+  }
+  if (st == SFC_OK) {
+    d->va_ready = true;
+    d->pre_chunks = d->pool.created;
+  }
+  for (uint32_t t = 0; st == SFC_OK && t < nt; t++) {
+    if (!need[t])
+      continue;
+    st = sfcrt_cuda_va_range_reserve(&d->pool, &d->ranges[t], (size_t)need[t], err);
+    if (st == SFC_OK)
+      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_compute[t], CU_EVENT_DISABLE_TIMING),
+              "cuEventCreate", err);
+    if (st == SFC_OK)
+      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_d2h[t], CU_EVENT_DISABLE_TIMING), "cuEventCreate",
+              err);
+  }
+  for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if ((x->flags & SFC_BLOCK_PERSISTENT) && !(x->flags & SFC_BLOCK_EXTERNAL))
+      st = sfcrt_cuda_va_range_map(&d->pool, &d->ranges[x->tensor], err);
+  }
+  leave(d);
+  if (st != SFC_OK)
+    goto done;
+  /* CSR lists: begin_idx[begin_at[k] .. begin_at[k+1]) are the blocks mapped at
+   * step_begin(k) (produced there, not swapped in); end_idx likewise for the blocks
+   * whose last step is k. Counting sort, O(blocks + steps). */
+  for (uint32_t b = 0; b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if (!block_managed(x))
+      continue;
+    if (!(x->flags & SFC_BLOCK_SWAPPED_IN))
+      d->begin_at[x->first_step + 1]++;
+    d->end_at[x->last_step + 1]++;
+  }
+  for (uint32_t k = 0; k < ns; k++) {
+    d->begin_at[k + 1] += d->begin_at[k];
+    d->end_at[k + 1] += d->end_at[k];
+  }
+  memcpy(cursor, d->begin_at, ((size_t)ns + 1) * sizeof(uint32_t));
+  for (uint32_t b = 0; b < nb; b++)
+    if (block_managed(&v->blocks[b]) && !(v->blocks[b].flags & SFC_BLOCK_SWAPPED_IN))
+      d->begin_idx[cursor[v->blocks[b].first_step]++] = b;
+  memcpy(cursor, d->end_at, ((size_t)ns + 1) * sizeof(uint32_t));
+  for (uint32_t b = 0; b < nb; b++)
+    if (block_managed(&v->blocks[b]))
+      d->end_idx[cursor[v->blocks[b].last_step]++] = b;
+done:
+  if (need)
+    sfc_free(a, need, ntc * sizeof(uint64_t));
+  if (cursor)
+    sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
+  return st;
+}
+
+static void va_teardown(cuda_dev_t *d) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_allocator_t *a = d->alloc;
+  size_t ntc = v->tensor_count ? v->tensor_count : 1, nbc = v->block_count ? v->block_count : 1;
+  sfc_error_t ignored;
+  if (d->ranges && d->va_ready)
+    for (uint32_t t = 0; t < v->tensor_count; t++)
+      if (d->ranges[t].chunks)
+        sfcrt_cuda_va_range_release(&d->pool, &d->ranges[t], &ignored);
+  if (d->va_ready)
+    sfcrt_cuda_va_pool_deinit(&d->pool, &ignored);
+  for (uint32_t t = 0; d->ev_compute && t < v->tensor_count; t++) {
+    if (d->ev_compute[t])
+      d->drv.fn.cuEventDestroy(d->ev_compute[t]);
+    if (d->ev_d2h && d->ev_d2h[t])
+      d->drv.fn.cuEventDestroy(d->ev_d2h[t]);
+  }
+  if (d->ranges)
+    sfc_free(a, d->ranges, ntc * sizeof(*d->ranges));
+  if (d->ev_compute)
+    sfc_free(a, d->ev_compute, ntc * sizeof(CUevent));
+  if (d->ev_d2h)
+    sfc_free(a, d->ev_d2h, ntc * sizeof(CUevent));
+  if (d->ev_flags)
+    sfc_free(a, d->ev_flags, ntc);
+  if (d->pending_seq)
+    sfc_free(a, d->pending_seq, ntc * sizeof(uint64_t));
+  if (d->swap_out_step)
+    sfc_free(a, d->swap_out_step, nbc * sizeof(uint32_t));
+  if (d->begin_at)
+    sfc_free(a, d->begin_at, ((size_t)v->step_count + 2) * sizeof(uint32_t));
+  if (d->end_at)
+    sfc_free(a, d->end_at, ((size_t)v->step_count + 2) * sizeof(uint32_t));
+  if (d->begin_idx)
+    sfc_free(a, d->begin_idx, nbc * sizeof(uint32_t));
+  if (d->end_idx)
+    sfc_free(a, d->end_idx, nbc * sizeof(uint32_t));
+}
+
+/* ---- the device table --------------------------------------------------------------- */
+
+static void cuda_destroy(void *self);
+
+static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_self,
+                                sfc_error_t *err) {
+  *out_self = NULL;
+  cuda_dev_t *d = sfc_calloc(cfg->alloc, 1, sizeof(*d));
+  if (!d)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda device: out of memory");
+  d->plan = cfg->plan;
+  d->alloc = cfg->alloc;
+  const sfcrt_options_t *o = cfg->options;
+  d->mode = o ? o->cuda.mode : SFCRT_CUDA_ARENA;
+  d->va_chunk_bytes =
+      o && o->cuda.va_chunk_bytes ? o->cuda.va_chunk_bytes : cfg->plan->meta.va_chunk_bytes;
+  int ordinal = o ? o->cuda.device_ordinal : 0;
+  sfc_status_t st = SFC_OK;
+  if (d->mode != SFCRT_CUDA_ARENA && d->mode != SFCRT_CUDA_VA) {
+    st = sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "cuda device: unknown mode %d", (int)d->mode);
+    goto fail;
+  }
+  if ((st = sfcrt_cuda_driver_load(&d->drv, err)) != SFC_OK)
+    goto fail;
+  if ((st = ck(d, d->drv.fn.cuDeviceGet(&d->device, ordinal), "cuDeviceGet", err)) != SFC_OK)
+    goto fail;
+  if (o && o->cuda.context) {
+    d->ctx = (CUcontext)o->cuda.context;
+  } else {
+    st = ck(d, d->drv.fn.cuDevicePrimaryCtxRetain(&d->ctx, d->device), "cuDevicePrimaryCtxRetain",
+            err);
+    if (st != SFC_OK)
+      goto fail;
+    d->retained = true;
+  }
+  if (d->mode == SFCRT_CUDA_VA) {
+    int vmm = 0;
+    st = ck(d,
+            d->drv.fn.cuDeviceGetAttribute(
+                &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d->device),
+            "cuDeviceGetAttribute", err);
+    if (st == SFC_OK && !vmm)
+      st = sfc_error_set(err, SFC_ERR_UNAVAILABLE,
+                         "cuda device %d does not support virtual memory management (VA mode)",
+                         ordinal);
+    if (st != SFC_OK)
+      goto fail;
+  }
+  if ((st = enter(d, err)) != SFC_OK)
+    goto fail;
+  if (o && o->cuda.stream) {
+    d->q[SFCRT_QUEUE_COMPUTE] = (CUstream)o->cuda.stream;
+  } else {
+    st = ck(d, d->drv.fn.cuStreamCreate(&d->q[SFCRT_QUEUE_COMPUTE], CU_STREAM_NON_BLOCKING),
+            "cuStreamCreate", err);
+    d->own_compute = st == SFC_OK;
+  }
+  if (st == SFC_OK)
+    st = ck(d, d->drv.fn.cuStreamCreate(&d->q[SFCRT_QUEUE_H2D], CU_STREAM_NON_BLOCKING),
+            "cuStreamCreate", err);
+  if (st == SFC_OK)
+    st = ck(d, d->drv.fn.cuStreamCreate(&d->q[SFCRT_QUEUE_D2H], CU_STREAM_NON_BLOCKING),
+            "cuStreamCreate", err);
+  if (st == SFC_OK && cfg->event_count) {
+    d->events = sfc_calloc(d->alloc, cfg->event_count, sizeof(CUevent));
+    d->events_cap = d->events ? cfg->event_count : 0;
+    if (!d->events)
+      st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda device: out of memory for events");
+  }
+  for (uint32_t e = 0; st == SFC_OK && e < cfg->event_count; e++) {
+    st = ck(d, d->drv.fn.cuEventCreate(&d->events[e], CU_EVENT_DISABLE_TIMING), "cuEventCreate",
+            err);
+    if (st == SFC_OK)
+      d->event_count = e + 1;
+  }
+  leave(d);
+  if (st != SFC_OK)
+    goto fail;
+  *out_self = d;
+  return SFC_OK;
+fail:
+  cuda_destroy(d);
+  return st;
+}
+
+static sfc_status_t cuda_arena_alloc(void *self, uint64_t bytes, uint32_t alignment,
+                                     sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  if (d->mode == SFCRT_CUDA_VA)
+    return va_setup(d, bytes, err);
+  if (bytes == 0)
+    return SFC_OK;
+  /* cuMemAlloc aligns to at least 256 bytes; over-allocate for larger alignments */
+  uint64_t extra = alignment > 256 ? alignment : 0;
+  if (bytes > SIZE_MAX - extra)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "cuda arena of %llu bytes", (unsigned long long)bytes);
+  SFC_TRY(enter(d, err));
+  sfc_status_t st =
+      ck(d, d->drv.fn.cuMemAlloc(&d->arena_raw, (size_t)(bytes + extra)), "cuMemAlloc", err);
+  leave(d);
+  if (st != SFC_OK) {
+    sfc_error_prefix(err, "cuda arena");
+    return st;
+  }
+  d->arena = extra ? (d->arena_raw + extra - 1) / extra * extra : d->arena_raw;
+  d->arena_bytes = bytes;
+  return SFC_OK;
+}
+
+static sfc_status_t cuda_host_alloc(void *self, uint64_t bytes, sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  if (bytes == 0)
+    return SFC_OK;
+  if (bytes > SIZE_MAX)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "pinned arena of %llu bytes",
+                         (unsigned long long)bytes);
+  SFC_TRY(enter(d, err));
+  sfc_status_t st =
+      ck(d, d->drv.fn.cuMemHostAlloc(&d->host, (size_t)bytes, 0), "cuMemHostAlloc", err);
+  leave(d);
+  if (st == SFC_OK)
+    d->host_bytes = bytes;
+  else
+    d->host = NULL;
+  return st;
+}
+
+static void *cuda_block_address(void *self, uint32_t block) {
+  cuda_dev_t *d = self;
+  const sfc_plan_block_t *b = &d->plan->blocks[block];
+  if (d->mode == SFCRT_CUDA_VA)
+    return (void *)(uintptr_t)d->ranges[b->tensor].base;
+  return d->arena_bytes ? (void *)(uintptr_t)(d->arena + b->offset) : NULL;
+}
+
+static void *cuda_host_block_address(void *self, uint32_t host_block) {
+  cuda_dev_t *d = self;
+  return d->host ? (char *)d->host + d->plan->host_blocks[host_block].offset : NULL;
+}
+
+static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c,
+                              sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st = SFC_OK;
+  CUdeviceptr dev = (CUdeviceptr)(uintptr_t)c->device_ptr;
+  if (c->direction == SFC_SWAP_IN) {
+    if (d->mode == SFCRT_CUDA_VA)
+      st = va_begin(d, c->tensor, q, err);
+    if (st == SFC_OK && c->bytes)
+      st = ck(d, d->drv.fn.cuMemcpyHtoDAsync(dev, c->host_ptr, (size_t)c->bytes, d->q[q]),
+              "cuMemcpyHtoDAsync", err);
+  } else {
+    if (c->bytes)
+      st = ck(d, d->drv.fn.cuMemcpyDtoHAsync(c->host_ptr, dev, (size_t)c->bytes, d->q[q]),
+              "cuMemcpyDtoHAsync", err);
+    if (st == SFC_OK && d->mode == SFCRT_CUDA_VA &&
+        block_managed(&d->plan->blocks[c->device_block])) {
+      st = va_record(d, c->tensor, SFCRT_QUEUE_D2H, err);
+      /* the block's compute life is over when its last step has been issued */
+      if (st == SFC_OK && d->plan->blocks[c->device_block].last_step < d->current_step)
+        va_end(d, c->tensor);
+    }
+  }
+  leave(d);
+  return st;
+}
+
+static sfc_status_t cuda_event_record(void *self, sfcrt_queue_t q, uint32_t event,
+                                      sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st = ck(d, d->drv.fn.cuEventRecord(d->events[event], d->q[q]), "cuEventRecord", err);
+  leave(d);
+  return st;
+}
+
+static sfc_status_t cuda_queue_wait(void *self, sfcrt_queue_t q, uint32_t event, sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st =
+      ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->events[event], 0), "cuStreamWaitEvent", err);
+  leave(d);
+  return st;
+}
+
+static sfc_status_t cuda_iteration_begin(void *self, uint64_t iteration, sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  d->current_step = 0;
+  return SFC_OK;
+}
+
+static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
+                                    sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  d->current_step = s->index;
+  *out_stream = d->q[SFCRT_QUEUE_COMPUTE];
+  if (d->mode != SFCRT_CUDA_VA || d->begin_at[s->index] == d->begin_at[s->index + 1])
+    return SFC_OK;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st = SFC_OK;
+  for (uint32_t i = d->begin_at[s->index]; st == SFC_OK && i < d->begin_at[s->index + 1]; i++)
+    st = va_begin(d, d->plan->blocks[d->begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
+  leave(d);
+  return st;
+}
+
+static sfc_status_t cuda_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  d->current_step = s->index + 1;
+  if (d->mode != SFCRT_CUDA_VA || d->end_at[s->index] == d->end_at[s->index + 1])
+    return SFC_OK;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st = SFC_OK;
+  for (uint32_t i = d->end_at[s->index]; st == SFC_OK && i < d->end_at[s->index + 1]; i++) {
+    uint32_t b = d->end_idx[i], t = d->plan->blocks[b].tensor;
+    st = va_record(d, t, SFCRT_QUEUE_COMPUTE, err);
+    /* a swap-out issued after this step ends the block itself */
+    uint32_t out = d->swap_out_step[b];
+    if (st == SFC_OK && (out == SFC_PLAN_NONE || out <= s->index))
+      va_end(d, t);
+  }
+  leave(d);
+  return st;
+}
+
+static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
+  cuda_dev_t *d = self;
+  SFC_TRY(enter(d, err));
+  sfc_status_t st = SFC_OK;
+  static const char *const names[SFCRT_QUEUE_COUNT] = {"compute", "H2D", "D2H"};
+  for (int q = 0; q < SFCRT_QUEUE_COUNT && st == SFC_OK; q++) {
+    st = ck(d, d->drv.fn.cuStreamSynchronize(d->q[q]), "cuStreamSynchronize", err);
+    if (st != SFC_OK)
+      sfc_error_prefix(err, names[q]);
+  }
+  if (st == SFC_OK && d->mode == SFCRT_CUDA_VA)
+    for (uint32_t t = 0; st == SFC_OK && t < d->plan->tensor_count; t++)
+      if (d->pending_seq[t])
+        st = va_reclaim(d, t, false, err); /* every queue drained: no wait needed */
+  leave(d);
+  return st;
+}
+
+static void cuda_stats(void *self, sfcrt_stats_t *stats) {
+  cuda_dev_t *d = self;
+  if (d->mode == SFCRT_CUDA_VA && d->va_ready)
+    stats->arena_bytes = (uint64_t)d->pool.created * d->pool.chunk_bytes;
+}
+
+static void cuda_destroy(void *self) {
+  cuda_dev_t *d = self;
+  if (!d)
+    return;
+  if (d->drv.fn.cuInit && d->ctx) {
+    sfc_error_t ignored;
+    if (enter(d, &ignored) == SFC_OK) {
+      for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
+        if (d->q[q])
+          d->drv.fn.cuStreamSynchronize(d->q[q]);
+      if (d->mode == SFCRT_CUDA_VA)
+        va_teardown(d);
+      if (d->arena_raw)
+        d->drv.fn.cuMemFree(d->arena_raw);
+      if (d->host)
+        d->drv.fn.cuMemFreeHost(d->host);
+      for (uint32_t e = 0; e < d->event_count; e++)
+        d->drv.fn.cuEventDestroy(d->events[e]);
+      if (d->q[SFCRT_QUEUE_H2D])
+        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_H2D]);
+      if (d->q[SFCRT_QUEUE_D2H])
+        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_D2H]);
+      if (d->own_compute)
+        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_COMPUTE]);
+      leave(d);
+    }
+    if (d->retained)
+      d->drv.fn.cuDevicePrimaryCtxRelease(d->device);
+  } else if (d->mode == SFCRT_CUDA_VA) {
+    va_teardown(d);
+  }
+  if (d->events)
+    sfc_free(d->alloc, d->events, (size_t)d->events_cap * sizeof(CUevent));
+  sfcrt_cuda_driver_unload(&d->drv);
+  sfc_free(d->alloc, d, sizeof(*d));
+}
+
+const sfcrt_device_ops_t sfcrt_device_cuda = {
+    .name = "cuda",
+    .create = cuda_create,
+    .arena_alloc = cuda_arena_alloc,
+    .host_alloc = cuda_host_alloc,
+    .block_address = cuda_block_address,
+    .host_block_address = cuda_host_block_address,
+    .iteration_begin = cuda_iteration_begin,
+    .copy = cuda_copy,
+    .event_record = cuda_event_record,
+    .queue_wait = cuda_queue_wait,
+    .step_begin = cuda_step_begin,
+    .step_end = cuda_step_end,
+    .iteration_end = cuda_iteration_end,
+    .stats = cuda_stats,
+    .destroy = cuda_destroy,
+};

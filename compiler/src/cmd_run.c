@@ -40,16 +40,8 @@ static sfc_status_t replay(const sfcrt_plan_t *plan, const sfcrt_options_t *opt,
                            sfcrt_stats_t *stats, double *wall_s, sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
-  sfc_status_t st = SFC_OK;
   double t0 = now_s();
-  for (long it = 0; st == SFC_OK && it < iterations; it++) {
-    st = sfcrt_iteration_begin(s, err);
-    const sfcrt_step_t *step = NULL;
-    while (st == SFC_OK && (st = sfcrt_step_next(s, &step, err)) == SFC_OK && step)
-      st = sfcrt_step_done(s, err);
-    if (st == SFC_OK)
-      st = sfcrt_iteration_end(s, err);
-  }
+  sfc_status_t st = sfcrt_session_run(s, (uint64_t)iterations, err);
   *wall_s = now_s() - t0;
   sfcrt_session_stats(s, stats);
   stats->step_stall_us = NULL;

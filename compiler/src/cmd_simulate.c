@@ -47,12 +47,7 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
                              uint32_t top_n, sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
-  sfc_status_t st = sfcrt_iteration_begin(s, err);
-  const sfcrt_step_t *step = NULL;
-  while (st == SFC_OK && (st = sfcrt_step_next(s, &step, err)) == SFC_OK && step)
-    st = sfcrt_step_done(s, err);
-  if (st == SFC_OK)
-    st = sfcrt_iteration_end(s, err);
+  sfc_status_t st = sfcrt_session_run(s, 1, err);
   if (st == SFC_OK) {
     sfcrt_session_stats(s, &r->st);
     const double *stall = r->st.step_stall_us;

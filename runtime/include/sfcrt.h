@@ -195,6 +195,11 @@ sfc_status_t sfcrt_step_done(sfcrt_session_t *session, sfc_error_t *err);
  * returned NULL in this iteration. */
 sfc_status_t sfcrt_iteration_end(sfcrt_session_t *session, sfc_error_t *err);
 
+/* Runs `iterations` whole iterations with nothing launched (each step is marked done
+ * as soon as it is handed out): what `sfc run`, `sfc simulate` and the tests do to
+ * replay a plan without a framework. Stops at the first failure. */
+sfc_status_t sfcrt_session_run(sfcrt_session_t *session, uint64_t iterations, sfc_error_t *err);
+
 /* ---- stats ------------------------------------------------------------------------ */
 
 typedef struct sfcrt_stats {

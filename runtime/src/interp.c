@@ -224,3 +224,21 @@ sfc_status_t sfcrt_iteration_end(sfcrt_session_t *s, sfc_error_t *err) {
   s->state = SFCRT_STATE_IDLE;
   return SFC_OK;
 }
+
+sfc_status_t sfcrt_session_run(sfcrt_session_t *s, uint64_t iterations, sfc_error_t *err) {
+  sfc_error_t local;
+  if (!err)
+    err = &local;
+  for (uint64_t it = 0; it < iterations; it++) {
+    SFC_TRY(sfcrt_iteration_begin(s, err));
+    const sfcrt_step_t *step = NULL;
+    for (;;) {
+      SFC_TRY(sfcrt_step_next(s, &step, err));
+      if (!step)
+        break;
+      SFC_TRY(sfcrt_step_done(s, err));
+    }
+    SFC_TRY(sfcrt_iteration_end(s, err));
+  }
+  return SFC_OK;
+}

@@ -39,13 +39,7 @@ static int bench(const char *label, const sfcrt_plan_t *plan, const char *device
   long iterations = 0;
   double t0 = now_s(), t = t0;
   while (t - t0 < min_s || iterations < 2) {
-    if (sfcrt_iteration_begin(s, &err) != SFC_OK)
-      break;
-    const sfcrt_step_t *st;
-    while (sfcrt_step_next(s, &st, &err) == SFC_OK && st)
-      if (sfcrt_step_done(s, &err) != SFC_OK)
-        break;
-    if (sfcrt_iteration_end(s, &err) != SFC_OK)
+    if (sfcrt_session_run(s, 1, &err) != SFC_OK)
       break;
     iterations++;
     t = now_s();

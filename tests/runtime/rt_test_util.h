@@ -39,14 +39,8 @@ static inline sfc_status_t rt_replay(const sfc_plan_view_t *view, const sfcrt_op
                                      int iterations, sfcrt_stats_t *out_stats, sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   sfc_status_t st = sfcrt_session_create_view(view, opt, &s, err);
-  for (int it = 0; st == SFC_OK && it < iterations; it++) {
-    st = sfcrt_iteration_begin(s, err);
-    const sfcrt_step_t *step = NULL;
-    while (st == SFC_OK && (st = sfcrt_step_next(s, &step, err)) == SFC_OK && step)
-      st = sfcrt_step_done(s, err);
-    if (st == SFC_OK)
-      st = sfcrt_iteration_end(s, err);
-  }
+  if (st == SFC_OK)
+    st = sfcrt_session_run(s, (uint64_t)iterations, err);
   if (out_stats)
     sfcrt_session_stats(s, out_stats);
   sfcrt_session_destroy(s);

@@ -147,6 +147,11 @@ sfc_status_t sfc_pack_greedy_start_bestgap(sfc_pack_problem_t *problem,
 sfc_status_t sfc_pack_best_fit(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
                                sfc_pack_result_t *out, sfc_error_t *err);
 
+/* The same with another preference among the blocks that fit a line: order[0] is
+ * taken first (a permutation; NULL = the seed's longest lifetime, then larger). */
+sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *problem, const uint32_t *order,
+                                       sfc_pack_result_t *out, sfc_error_t *err);
+
 /* Decomposition (pack_split.c): the problem falls apart at every time t that no
  * lifetime crosses (start < t < end); the parts are independent. */
 typedef struct sfc_pack_parts {

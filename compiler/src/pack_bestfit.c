@@ -306,6 +306,11 @@ static bool merge_seg(bf_t *s, uint32_t id, bool push) {
 sfc_status_t sfc_pack_best_fit(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                                sfc_pack_result_t *out, sfc_error_t *err) {
   (void)opt;
+  return sfc_pack_best_fit_ordered(p, NULL, out, err);
+}
+
+sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *p, const uint32_t *given,
+                                       sfc_pack_result_t *out, sfc_error_t *err) {
   size_t n = p->count;
   uint64_t a = p->alignment;
   out->algorithm = "best-fit";
@@ -347,10 +352,12 @@ sfc_status_t sfc_pack_best_fit(sfc_pack_problem_t *p, const sfc_pack_options_t *
     pref[i] = (pref_t){(uint64_t)b->end - (uint64_t)b->start, b->size, (uint32_t)i};
     sk[i] = (startkey_t){b->start, (uint32_t)i};
   }
-  qsort(pref, n, sizeof *pref, pref_cmp);
+  if (!given)
+    qsort(pref, n, sizeof *pref, pref_cmp);
   for (uint32_t k = 0; k < un; k++) {
-    rank[pref[k].id] = k;
-    byrank[k] = pref[k].id;
+    uint32_t i = given ? given[k] : pref[k].id;
+    rank[i] = k;
+    byrank[k] = i;
   }
   qsort(sk, n, sizeof *sk, startkey_cmp);
   for (uint32_t k = 0; k < un; k++) {

@@ -1,22 +1,31 @@
 /* pack_portfolio.c — "auto": run several packers, keep the smallest peak.
  *
- * The problem is first split at the times no lifetime crosses (pack_split.c) and
- * each part goes through the portfolio on its own, stopping as soon as a packer
- * reaches the part's lower bound (max live bytes), which proves it optimal:
+ * The problem is first split at the times no lifetime crosses (pack_split.c). The
+ * parts are packed one by one, the one with the largest lower bound first; a part
+ * is done as soon as its peak reaches its target: its own lower bound (max live
+ * bytes), which proves it optimal, or the peak the parts before it already need,
+ * whichever is larger (the arena is that tall anyway). For each part:
  *
- *   1. best-fit with offset lines (pack_bestfit.c, the seed's heuristic);
- *   2. greedy placement (pack_greedy.c) under every order of pack_order.c
- *      (size, lifetime, area, start) x both gap rules (lowest, tightest);
- *   3. an iterated re-pack of the best greedy order: the blocks that end at the
- *      peak move to the front of the order and greedy runs again, keeping the
- *      best (in the spirit of "squeaky wheel" optimisation, Joslin & Clements
- *      1999); bounded by a number of rounds and a share of the time limit;
+ *   1. best-fit with offset lines (pack_bestfit.c, the seed's heuristic), under
+ *      four preferences among the blocks that fit a line: the seed's longest
+ *      lifetime, then size x lifetime, size, and start (pack_order.c);
+ *   2. an iterated re-pack in the spirit of squeaky-wheel optimisation (Joslin &
+ *      Clements, JAIR 1999): the blocks that stick out above the lower bound move
+ *      to the front of a best-fit preference, stably, and best-fit runs again.
+ *      The four preferences are four chains; the chain with the lowest peak goes
+ *      next; a chain that has not improved for STALL_ROUNDS rounds, or whose
+ *      order stops changing, is dropped;
+ *   3. greedy placement (pack_greedy.c) under the same four orders x both gap
+ *      rules (lowest, tightest), each only when its estimated cost (about 45 ns
+ *      per pair of time-overlapping blocks, measured on the idealloc traces) fits
+ *      the time left for the heuristics;
  *   4. the exact packers "mip" (parts up to opt->mip_max_blocks blocks) and
- *      "search", when registered (looked up by name, so no link dependency),
- *      within opt->time_limit_s, started from the best peak so far.
+ *      "search" (parts up to SEARCH_MAX_BLOCKS blocks), when registered (looked up by name: no link
+ * dependency), given the best packing as their incumbent (pack.h's convention), within the time
+ *      left.
  *
- * Cost: steps 1–2 are nine heuristics, O(n log^2 n) and O(sum k log k) each;
- * step 3 is one greedy run per round.
+ * Time: steps 1–3 share half of opt->time_limit_s (default 10 s), step 4 the
+ * rest. Each best-fit run is O(n log^2 n); each greedy run O(sum k log k).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +34,9 @@
 
 #include "pack.h"
 
-#define IMPROVE_ROUNDS 200 /* most re-pack rounds per part */
+#define STALL_ROUNDS       60 /* a re-pack chain without a better peak for this long stops */
+#define GREEDY_NS_PER_PAIR 45.0
+#define SEARCH_MAX_BLOCKS  2000 /* the exact search is for a few hundred blocks */
 
 static double now_s(void) {
   struct timespec ts;
@@ -35,80 +46,339 @@ static double now_s(void) {
 
 typedef struct best {
   uint64_t *offset; /* [count] the best packing so far */
-  uint64_t peak, lower;
+  uint64_t peak, lower, target, bound;
   const char *algorithm;
   bool optimal;
+  int verbose;
 } best_t;
 
-static void keep(best_t *b, const sfc_pack_problem_t *p, const sfc_pack_result_t *r, int verbose) {
-  if (verbose > 0)
-    fprintf(stderr, "auto: %zu blocks: %-24s peak %llu (%.4f x lower bound)\n", p->count,
+static bool done(const best_t *b) {
+  return b->optimal || b->peak <= b->target;
+}
+
+/* Records p's current offsets when they beat the best. Returns true when they did. */
+static bool keep(best_t *b, const sfc_pack_problem_t *p, const sfc_pack_result_t *r) {
+  bool better = r->peak < b->peak || (r->optimal && r->peak == b->peak && !b->optimal);
+  if (b->verbose > 0 && (better || b->verbose > 1))
+    fprintf(stderr, "auto: %zu blocks: %-24s peak %llu (%.5f x lower bound)%s\n", p->count,
             r->algorithm, (unsigned long long)r->peak,
-            b->lower ? (double)r->peak / (double)b->lower : 1.0);
-  if (r->peak < b->peak || (r->optimal && r->peak == b->peak && !b->optimal)) {
-    b->peak = r->peak;
-    b->algorithm = r->algorithm;
-    b->optimal = r->optimal || r->peak == b->lower;
-    for (size_t i = 0; i < p->count; i++)
-      b->offset[i] = p->blocks[i].offset;
+            b->lower ? (double)r->peak / (double)b->lower : 1.0, better ? " *" : "");
+  if (!better)
+    return false;
+  b->peak = r->peak;
+  b->algorithm = r->algorithm;
+  b->optimal = r->optimal || r->peak == b->lower;
+  if (r->best_bound > b->bound)
+    b->bound = r->best_bound;
+  for (size_t i = 0; i < p->count; i++)
+    b->offset[i] = p->blocks[i].offset;
+  return true;
+}
+
+/* Sum over blocks of the blocks overlapping it in time, halved: the pairs greedy
+ * compares. O(n log n) with two sorted arrays. */
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+static size_t count_le(const int64_t *v, size_t n, int64_t t, bool strict) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strict ? v[mid] < t : v[mid] <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
+  return lo;
+}
+
+static double overlap_pairs(const sfc_pack_problem_t *p) {
+  size_t n = p->count;
+  int64_t *s = malloc(n * sizeof *s), *e = malloc(n * sizeof *e);
+  double pairs = 1e18; /* unknown: assume too many */
+  if (s && e) {
+    for (size_t i = 0; i < n; i++) {
+      s[i] = p->blocks[i].start;
+      e[i] = p->blocks[i].end;
+    }
+    qsort(s, n, sizeof *s, cmp_i64);
+    qsort(e, n, sizeof *e, cmp_i64);
+    pairs = 0;
+    for (size_t i = 0; i < n; i++) /* starts before my end, minus ends by my start */
+      pairs += (double)(count_le(s, n, p->blocks[i].end, true) -
+                        count_le(e, n, p->blocks[i].start, false) - 1);
+    pairs /= 2;
+  }
+  free(s);
+  free(e);
+  return pairs;
+}
+
+typedef struct chain {
+  uint32_t *order;
+  uint64_t peak;
+  int stall;
+  bool alive;
+} chain_t;
+
+/* One re-pack round of chain c: blocks above the lower bound to the front. */
+static sfc_status_t repack(sfc_pack_problem_t *p, chain_t *c, uint32_t *tmp, best_t *b,
+                           sfc_error_t *err) {
+  size_t n = p->count, m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const sfc_pack_block_t *x = &p->blocks[c->order[i]];
+    if (x->offset + x->size > b->lower)
+      tmp[m++] = c->order[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    const sfc_pack_block_t *x = &p->blocks[c->order[i]];
+    if (x->offset + x->size <= b->lower)
+      tmp[m++] = c->order[i];
+  }
+  if (memcmp(tmp, c->order, n * sizeof *tmp) == 0) {
+    c->alive = false; /* a fixed point: the same order packs the same way */
+    return SFC_OK;
+  }
+  memcpy(c->order, tmp, n * sizeof *tmp);
+  sfc_pack_result_t r = {0};
+  SFC_TRY(sfc_pack_best_fit_ordered(p, c->order, &r, err));
+  r.algorithm = "best-fit+repack";
+  keep(b, p, &r);
+  if (r.peak < c->peak) {
+    c->peak = r.peak;
+    c->stall = 0;
+  } else if (++c->stall >= STALL_ROUNDS) {
+    c->alive = false;
+  }
+  return SFC_OK;
+}
+
+static const sfc_pack_order_t bf_orders[SFC_PACK_ORDER_COUNT] = {
+    SFC_PACK_ORDER_LIFETIME, SFC_PACK_ORDER_AREA, SFC_PACK_ORDER_SIZE, SFC_PACK_ORDER_START};
+static const char *const bf_names[SFC_PACK_ORDER_COUNT] = {"best-fit", "best-fit-area",
+                                                           "best-fit-size", "best-fit-start"};
+static const char *const greedy_names[SFC_PACK_ORDER_COUNT][2] = {
+    {"greedy-size", "greedy-size-bestgap"},
+    {"greedy-lifetime", "greedy-lifetime-bestgap"},
+    {"greedy-area", "greedy-area-bestgap"},
+    {"greedy-start", "greedy-start-bestgap"}};
+
+static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline,
+                               sfc_error_t *err) {
+  size_t n = p->count;
+  chain_t ch[SFC_PACK_ORDER_COUNT] = {{0}};
+  uint32_t *tmp = malloc(n * sizeof *tmp);
+  sfc_status_t st = SFC_OK;
+  if (!tmp)
+    goto oom;
+  /* 1. best-fit under four preferences */
+  bool bf_ok = true;
+  for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b) && bf_ok; k++) {
+    chain_t *c = &ch[k];
+    if (!(c->order = malloc(n * sizeof *c->order)))
+      goto oom;
+    if ((st = sfc_pack_order_make(p, bf_orders[k], c->order, err)) != SFC_OK)
+      goto out;
+    sfc_pack_result_t r = {0};
+    st = sfc_pack_best_fit_ordered(p, c->order, &r, err);
+    if (st == SFC_ERR_LIMIT) { /* too large for best-fit's index: greedy only */
+      st = SFC_OK;
+      bf_ok = false;
+      break;
+    }
+    if (st != SFC_OK)
+      goto out;
+    r.algorithm = bf_names[k];
+    keep(b, p, &r);
+    c->peak = r.peak;
+    c->alive = true;
+  }
+  /* 2. re-pack chains, the lowest peak first */
+  chain_t *last = bf_ok ? &ch[SFC_PACK_ORDER_COUNT - 1] : NULL;
+  while (!done(b) && now_s() < deadline) {
+    chain_t *c = NULL;
+    for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
+      if (ch[k].alive && (!c || ch[k].peak < c->peak))
+        c = &ch[k];
+    if (!c)
+      break;
+    if (c != last) { /* p holds another chain's packing: re-pack from c's order */
+      sfc_pack_result_t r = {0};
+      if ((st = sfc_pack_best_fit_ordered(p, c->order, &r, err)) != SFC_OK)
+        goto out;
+    }
+    if ((st = repack(p, c, tmp, b, err)) != SFC_OK)
+      goto out;
+    last = c;
+  }
+  /* 3. greedy, when affordable */
+  double pairs = done(b) ? 0 : overlap_pairs(p);
+  for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b); k++) {
+    if (now_s() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
+      if (b->verbose > 0)
+        fprintf(stderr, "auto: %zu blocks: greedy skipped (%.3g overlapping pairs)\n", n, pairs);
+      break;
+    }
+    if ((st = sfc_pack_order_make(p, (sfc_pack_order_t)k, tmp, err)) != SFC_OK)
+      goto out;
+    for (int g = 0; g < 2 && !done(b); g++) {
+      sfc_pack_result_t r = {0};
+      if ((st = sfc_pack_greedy_ordered(p, tmp, (sfc_pack_gap_t)g, &r, err)) != SFC_OK)
+        goto out;
+      r.algorithm = greedy_names[k][g];
+      keep(b, p, &r);
+    }
+  }
+  goto out;
+oom:
+  st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
+out:
+  for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
+    free(ch[k].order);
+  free(tmp);
+  return st;
+}
+
+static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, best_t *b,
+                          double deadline, sfc_error_t *err) {
+  static const char *const names[] = {"mip", "search"};
+  for (int k = 0; k < 2 && !b->optimal; k++) {
+    const sfc_packer_t *x = sfc_packer_find(names[k]);
+    double left = deadline - now_s();
+    if (!x || left <= 0.05 || (k == 0 && p->count > opt->mip_max_blocks) ||
+        (k == 1 && p->count > SEARCH_MAX_BLOCKS))
+      continue;
+    for (size_t i = 0; i < p->count; i++) /* the incumbent */
+      p->blocks[i].offset = b->offset[i];
+    /* Over a capacity the caller gave: aim at fitting it (the easier question);
+     * otherwise minimise below the best peak. */
+    bool fit = p->capacity > 0 && b->peak > p->capacity;
+    sfc_pack_problem_t q = *p;
+    q.capacity = fit ? p->capacity : b->peak;
+    sfc_pack_options_t o = *opt;
+    o.time_limit_s = k == 0 && sfc_packer_find("search") ? left / 2 : left;
+    o.minimize = !fit;
+    sfc_pack_result_t r = {0};
+    SFC_TRY(x->fn(&q, &o, &r, err));
+    if (!r.algorithm)
+      r.algorithm = x->name;
+    if (r.best_bound > b->bound)
+      b->bound = r.best_bound;
+    if (r.optimal && r.peak == b->peak && !keep(b, p, &r))
+      b->optimal = true; /* the incumbent was optimal */
+    else
+      keep(b, p, &r);
+  }
+  return SFC_OK;
 }
 
 static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
-                                   sfc_pack_result_t *out, sfc_error_t *err) {
+                                   uint64_t target, double t0, sfc_pack_result_t *out,
+                                   sfc_error_t *err) {
   size_t n = p->count;
-  out->algorithm = "auto";
-  out->peak = 0;
-  if (n == 0) {
-    out->optimal = true;
-    return SFC_OK;
+  best_t b = {.offset = malloc((n ? n : 1) * sizeof(uint64_t)),
+              .peak = UINT64_MAX,
+              .lower = sfc_pack_lower_bound(p),
+              .verbose = opt->verbose};
+  b.target = target > b.lower ? target : b.lower;
+  b.bound = b.lower;
+  if (!b.offset)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
+  double limit = opt->time_limit_s > 0 ? opt->time_limit_s : 10.0;
+  sfc_status_t st = heuristics(p, &b, t0 + limit / 2, err);
+  if (st == SFC_OK && !done(&b))
+    st = exact(p, opt, &b, t0 + limit, err);
+  if (st == SFC_OK) {
+    for (size_t i = 0; i < n; i++)
+      p->blocks[i].offset = b.offset[i];
+    out->peak = b.peak;
+    out->algorithm = b.algorithm;
+    out->optimal = b.optimal;
+    out->best_bound = b.optimal ? b.peak : b.bound;
   }
-  best_t b = {
-      .offset = malloc(n * sizeof(uint64_t)), .peak = UINT64_MAX, .lower = sfc_pack_lower_bound(p)};
-  uint32_t *order = malloc(n * sizeof *order);
-  sfc_status_t st = SFC_OK;
-  if (!b.offset || !order) {
-    st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
-    goto done;
-  }
-  sfc_pack_result_t r = {0};
-  st = sfc_pack_best_fit(p, opt, &r, err);
-  if (st == SFC_ERR_LIMIT) {
-    st = SFC_OK; /* too large for best-fit's index: the greedy orders remain */
-  } else if (st != SFC_OK) {
-    goto done;
-  } else {
-    keep(&b, p, &r, opt->verbose);
-  }
-  static const char *const names[SFC_PACK_ORDER_COUNT][2] = {
-      {"greedy-size", "greedy-size-bestgap"},
-      {"greedy-lifetime", "greedy-lifetime-bestgap"},
-      {"greedy-area", "greedy-area-bestgap"},
-      {"greedy-start", "greedy-start-bestgap"}};
-  for (int k = 0; k < SFC_PACK_ORDER_COUNT && !b.optimal; k++) {
-    if ((st = sfc_pack_order_make(p, (sfc_pack_order_t)k, order, err)) != SFC_OK)
-      goto done;
-    for (int g = 0; g < 2 && !b.optimal; g++) {
-      r = (sfc_pack_result_t){0};
-      if ((st = sfc_pack_greedy_ordered(p, order, (sfc_pack_gap_t)g, &r, err)) != SFC_OK)
-        goto done;
-      r.algorithm = names[k][g];
-      keep(&b, p, &r, opt->verbose);
-    }
-  }
-  out->peak = b.peak;
-  out->algorithm = b.algorithm;
-  out->optimal = b.optimal;
-  for (size_t i = 0; i < n; i++)
-    p->blocks[i].offset = b.offset[i];
-done:
   free(b.offset);
-  free(order);
   return st;
+}
+
+typedef struct part_ref {
+  uint64_t lower;
+  size_t k;
+} part_ref_t;
+
+static int by_lower_desc(const void *pa, const void *pb) {
+  const part_ref_t *x = pa, *y = pb;
+  if (x->lower != y->lower)
+    return x->lower > y->lower ? -1 : 1;
+  return x->k < y->k ? -1 : (x->k > y->k);
 }
 
 sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                            sfc_pack_result_t *out, sfc_error_t *err) {
-  (void)now_s;
-  return sfc_pack_run_split(p, opt, portfolio_part, out, err);
+  double t0 = now_s();
+  out->algorithm = "auto";
+  out->peak = 0;
+  if (p->count == 0) {
+    out->optimal = true;
+    return SFC_OK;
+  }
+  sfc_pack_parts_t parts;
+  SFC_TRY(sfc_pack_split(p, &parts, err));
+  if (opt->verbose > 0 && parts.count > 1)
+    fprintf(stderr, "auto: %zu blocks in %zu independent parts\n", p->count, parts.count);
+  if (parts.count == 1) {
+    sfc_pack_parts_free(&parts);
+    return portfolio_part(p, opt, 0, t0, out, err);
+  }
+  size_t most = 0;
+  for (size_t k = 0; k < parts.count; k++)
+    if (parts.first[k + 1] - parts.first[k] > most)
+      most = parts.first[k + 1] - parts.first[k];
+  sfc_pack_block_t *sub = malloc(most * sizeof *sub);
+  part_ref_t *ref = malloc(parts.count * sizeof *ref);
+  sfc_status_t st = SFC_OK;
+  if (!sub || !ref) {
+    st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", p->count);
+    goto done;
+  }
+  for (size_t k = 0; k < parts.count; k++) {
+    const uint32_t *ids = parts.blocks + parts.first[k];
+    size_t m = parts.first[k + 1] - parts.first[k];
+    for (size_t j = 0; j < m; j++)
+      sub[j] = p->blocks[ids[j]];
+    sfc_pack_problem_t part = {.blocks = sub, .count = m, .alignment = p->alignment};
+    ref[k] = (part_ref_t){sfc_pack_lower_bound(&part), k};
+  }
+  qsort(ref, parts.count, sizeof *ref, by_lower_desc);
+  bool peak_optimal = false;
+  for (size_t j = 0; j < parts.count; j++) {
+    size_t k = ref[j].k;
+    const uint32_t *ids = parts.blocks + parts.first[k];
+    size_t m = parts.first[k + 1] - parts.first[k];
+    for (size_t i = 0; i < m; i++)
+      sub[i] = p->blocks[ids[i]];
+    sfc_pack_problem_t part = {
+        .blocks = sub, .count = m, .alignment = p->alignment, .capacity = p->capacity};
+    sfc_pack_result_t r = {0};
+    if ((st = portfolio_part(&part, opt, out->peak, t0, &r, err)) != SFC_OK)
+      goto done;
+    for (size_t i = 0; i < m; i++)
+      p->blocks[ids[i]].offset = sub[i].offset;
+    if (r.best_bound > out->best_bound)
+      out->best_bound = r.best_bound;
+    if (j == 0 || r.peak > out->peak) {
+      out->peak = r.peak;
+      out->algorithm = r.algorithm;
+      peak_optimal = r.optimal;
+    } else if (r.peak == out->peak && r.optimal) {
+      peak_optimal = true;
+    }
+  }
+  out->optimal = peak_optimal;
+done:
+  free(sub);
+  free(ref);
+  sfc_pack_parts_free(&parts);
+  return st;
 }

@@ -34,6 +34,11 @@ class ExportError(Exception):
     """A problem reported as one line and exit status 2."""
 
 
+def _one_line(e):
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+
+
 # --------------------------------------------------------------------------- workloads
 def _filter_kwargs(fn, kw):
     try:
@@ -289,8 +294,15 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         raise ExportError("--device cuda: no CUDA device is available")
     make = resolve(spec, image_size, seq_len)
     t_start = time.perf_counter()
-    model, example, loss_fn = make(batch)
-    model.to(dev).train()
+    try:
+        model, example, loss_fn = make(batch)
+        model.to(dev).train()
+    except ExportError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's builder failed: one clear line
+        raise ExportError(f"cannot build '{spec}': {_one_line(e)}") from e
+    if not any(p.requires_grad for p in model.parameters()):
+        raise ExportError(f"'{spec}' has no trainable parameters: nothing to train")
     inputs, target = example
 
     def to_dev(ex):
@@ -311,8 +323,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
     except ExportError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the model is one clear line
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ExportError(f"cannot trace '{spec}': {type(e).__name__}: {msg}") from e
+        raise ExportError(f"cannot trace '{spec}': {_one_line(e)}") from e
 
     info = dict(measured)
     axes, info["axes_source"], nonlinear = {}, "propagation", 0

@@ -198,6 +198,102 @@ static void check_fake_released(const char *name) {
   CHECK_EQ_U64(f->ctx_pushed, 1);   /* the test's own: every device push was popped */
 }
 
+/* Fake driver only: a driver call failing anywhere in session creation, or in the
+ * middle of an iteration, gives an error naming the call, and destroy still returns
+ * every stream, event, allocation, chunk and reservation. */
+static void test_driver_failures(void) {
+  void *sym = drv.library ? dlsym(drv.library, "fake_cuda_state") : NULL;
+  if (!sym)
+    return;
+  fake_cuda_state_t *(*state)(void);
+  memcpy(&state, &sym, sizeof(sym));
+  static const struct {
+    const char *call;
+    int nth;
+    int va;
+  } rows[] = {
+      {"cuDevicePrimaryCtxRetain", 1, 0},
+      {"cuStreamCreate", 2, 0},
+      {"cuStreamCreate", 3, 0},
+      {"cuEventCreate", 2, 0},
+      {"cuMemAlloc", 1, 0},
+      {"cuMemHostAlloc", 1, 0},
+      {"cuDeviceGetAttribute", 1, 1},
+      {"cuMemGetAllocationGranularity", 1, 1},
+      {"cuMemCreate", 1, 1},
+      {"cuMemAddressReserve", 3, 1},
+      {"cuEventCreate", 9, 1},
+      {"cuMemMap", 1, 1},
+      {"cuMemSetAccess", 1, 1},
+      {"cuMemHostAlloc", 1, 1},
+  };
+  for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+    pb_t *b = pb_new();
+    rt_swap_plan(b, RT_VALID);
+    void *data;
+    size_t n;
+    pb_write(b, &data, &n);
+    pb_free(b);
+    sfcrt_plan_t *plan = NULL;
+    sfc_error_t err;
+    CHECK_EQ_U64(sfcrt_plan_load_buffer(data, n, NULL, &plan, &err), SFC_OK);
+    free(data);
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.device = "cuda";
+    opt.cuda.mode = rows[i].va ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+    fake_cuda_state_t *f = state();
+    f->fail_name = rows[i].call;
+    f->fail_nth = rows[i].nth;
+    f->fail_seen_ = 0;
+    f->fail_result = CUDA_ERROR_OUT_OF_MEMORY;
+    sfcrt_session_t *s = NULL;
+    sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);
+    f->fail_name = NULL;
+    if (st == SFC_OK || strstr(err.message, rows[i].call) == NULL) {
+      fprintf(stderr, "row %zu (%s #%d): status %d, '%s'\n", i, rows[i].call, rows[i].nth, (int)st,
+              err.message);
+      CHECK(0);
+    }
+    CHECK(s == NULL);
+    check_fake_released(rows[i].call);
+    sfcrt_session_destroy(s);
+    sfcrt_plan_destroy(plan);
+  }
+  /* a copy failing mid-iteration fails the session with the call's name */
+  pb_t *b = pb_new();
+  rt_swap_plan(b, RT_VALID);
+  void *data;
+  size_t n;
+  pb_write(b, &data, &n);
+  pb_free(b);
+  sfcrt_plan_t *plan = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_plan_load_buffer(data, n, NULL, &plan, &err), SFC_OK);
+  free(data);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  sfcrt_session_t *s = NULL;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  fake_cuda_state_t *f = state();
+  f->fail_name = "cuMemcpyDtoHAsync";
+  f->fail_nth = 1;
+  f->fail_seen_ = 0;
+  f->fail_result = CUDA_ERROR_LAUNCH_FAILED;
+  CHECK_EQ_U64(sfcrt_iteration_begin(s, &err), SFC_OK);
+  const sfcrt_step_t *step;
+  sfc_status_t st;
+  while ((st = sfcrt_step_next(s, &step, &err)) == SFC_OK && step)
+    sfcrt_step_done(s, &err);
+  f->fail_name = NULL;
+  CHECK_EQ_U64(st, SFC_ERR_DEVICE);
+  CHECK(strstr(err.message, "cuMemcpyDtoHAsync: CUDA_ERROR_LAUNCH_FAILED") != NULL);
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  check_fake_released("mid-iteration failure");
+}
+
 int main(void) {
   sfc_error_t err;
   if (sfcrt_cuda_driver_load(&drv, &err) != SFC_OK) {
@@ -232,6 +328,7 @@ int main(void) {
     skipped += (r == 77) + (r2 == 77) + (r3 == 77);
     ran += (r == 0) + (r2 == 0) + (r3 == 0);
   }
+  RUN(test_driver_failures);
   CUcontext popped;
   drv.fn.cuCtxPopCurrent(&popped);
   drv.fn.cuDevicePrimaryCtxRelease(dev);

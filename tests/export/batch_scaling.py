@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """batch_scaling.py — how well `sfc compile --batch` predicts a real export at another batch.
 
-    tests/export/batch_scaling.py resnet18 2 4 8 [--image-size 64] [--tolerance 0.02]
+    tests/export/batch_scaling.py resnet18 2 4 8 [--image-size 64] [--seq-len L] [--tolerance 0.02]
 
 Exports MODEL at each batch (tools/sfc-export, a real iteration each), then, for every
 batch B after the first, compiles the FIRST export rescaled with --batch B and the real
@@ -48,6 +48,7 @@ def main():
     ap.add_argument("model")
     ap.add_argument("batches", type=int, nargs="+")
     ap.add_argument("--image-size", type=int)
+    ap.add_argument("--seq-len", type=int)
     ap.add_argument("--tolerance", type=float, default=0.02)
     a = ap.parse_args()
     sfc = os.environ.get("SFC", os.path.join(ROOT, "build", "compiler", "sfc"))
@@ -60,6 +61,8 @@ def main():
             cmd = [exporter, a.model, "--batch", str(b), "-o", out, "-q", "--no-profile"]
             if a.image_size:
                 cmd += ["--image-size", str(a.image_size)]
+            if a.seq_len:
+                cmd += ["--seq-len", str(a.seq_len)]
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode != 0:
                 if "PyTorch is not installed" in p.stderr:

@@ -77,7 +77,7 @@ static double pct(double part, double whole) {
 }
 
 static void print_text(const char *path, const sfc_plan_view_t *v, const sim_report_t *r,
-                       const sfcrt_options_t *opt) {
+                       const sfcrt_options_t *opt, const char *link_source) {
   const sfcrt_stats_t *st = &r->st;
   char a[32], b[32];
   double h2d = opt->sim.h2d_bytes_per_s > 0 ? opt->sim.h2d_bytes_per_s : v->meta.h2d_bytes_per_s;
@@ -86,8 +86,9 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   double lat = opt->sim.copy_latency_s > 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
   printf("sfc simulate: %s (graph %s, profile %s)\n", path, sfc_plan_string(v, v->meta.graph_name),
          sfc_plan_string(v, v->meta.profile_name));
-  printf("  link                  h2d %s, d2h %s, duplex %.2f, latency %.3f us\n",
-         sfc_format_rate(h2d, a, sizeof a), sfc_format_rate(d2h, b, sizeof b), duplex, lat * 1e6);
+  printf("  link                  h2d %s, d2h %s, duplex %.2f, latency %.3f us (%s)\n",
+         sfc_format_rate(h2d, a, sizeof a), sfc_format_rate(d2h, b, sizeof b), duplex, lat * 1e6,
+         link_source);
   printf("  steps                 %u\n", v->step_count);
   printf("  predicted iteration   %.3f us\n", st->predicted_iteration_us);
   printf("  compute only          %.3f us\n", st->compute_us);
@@ -177,6 +178,7 @@ static int run_simulate(int argc, char **argv) {
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "sim";
+  char link_source[128] = "the plan's";
   if (have_cfg) {
     sfc_config_t cfg;
     if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
@@ -186,6 +188,7 @@ static int run_simulate(int argc, char **argv) {
     opt.sim.duplex_factor = cfg.device.duplex_factor;
     opt.sim.copy_latency_s = cfg.device.copy_latency_s;
     opt.sim.flops_per_s = cfg.device.peak_flops;
+    snprintf(link_source, sizeof link_source, "device %s", cfg.device.name);
   }
   sfcrt_plan_t *plan = NULL;
   if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
@@ -201,7 +204,7 @@ static int run_simulate(int argc, char **argv) {
   if (json)
     print_json(sfcrt_plan_view(plan), &r);
   else
-    print_text(path, sfcrt_plan_view(plan), &r, &opt);
+    print_text(path, sfcrt_plan_view(plan), &r, &opt, link_source);
   sfcrt_plan_destroy(plan);
   return SFC_EXIT_OK;
 }

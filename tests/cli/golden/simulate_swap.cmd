@@ -6,6 +6,9 @@
 $SFC simulate "$DATA/runtime/swap.plan"; echo "exit $?"
 $SFC simulate "$DATA/runtime/swap.plan" --json --top 1; echo "exit $?"
 $SFC simulate "$DATA/runtime/full.plan" --top 0; echo "exit $?"
+# --profile rtx2080ti-pcie3 (12 GB/s, 10 us): copy = 10 + 256 / 12e3 = 10.021333 us, the
+# same two stalls: 40 + 2 * 10.021333 = 60.042667 us.
+$SFC simulate "$DATA/runtime/swap.plan" --profile rtx2080ti-pcie3 --top 0; echo "exit $?"
 $SFC simulate 2>&1; echo "exit $?"
 $SFC simulate "$DATA/runtime/swap.plan" --top 99 2>&1; echo "exit $?"
 $SFC simulate missing.plan 2>&1; echo "exit $?"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rt_test_util.h"
 #include "cuda_loader.h"
 #include "fake_cuda.h"
 #include "plan_builder.h"
@@ -47,18 +48,10 @@ static int cu(CUresult r, const char *what) {
 
 /* Replays `b` for 3 iterations in `mode`; returns 77 when the device is unavailable. */
 static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
-  void *data;
-  size_t n;
-  pb_write(b, &data, &n);
-  sfcrt_plan_t *plan = NULL;
+  sfcrt_plan_t *plan = rt_load(b);
   sfc_error_t err;
-  if (sfcrt_plan_load_buffer(data, n, NULL, &plan, &err) != SFC_OK) {
-    fprintf(stderr, "%s: %s\n", name, err.message);
-    CHECK(0);
-    free(data);
+  if (!plan)
     return 1;
-  }
-  free(data);
   const sfc_plan_view_t *v = sfcrt_plan_view(plan);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
@@ -230,14 +223,9 @@ static void test_driver_failures(void) {
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
     pb_t *b = pb_new();
     rt_swap_plan(b, RT_VALID);
-    void *data;
-    size_t n;
-    pb_write(b, &data, &n);
+    sfcrt_plan_t *plan = rt_load(b);
     pb_free(b);
-    sfcrt_plan_t *plan = NULL;
     sfc_error_t err;
-    CHECK_EQ_U64(sfcrt_plan_load_buffer(data, n, NULL, &plan, &err), SFC_OK);
-    free(data);
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
     opt.device = "cuda";
@@ -263,14 +251,9 @@ static void test_driver_failures(void) {
   /* a copy failing mid-iteration fails the session with the call's name */
   pb_t *b = pb_new();
   rt_swap_plan(b, RT_VALID);
-  void *data;
-  size_t n;
-  pb_write(b, &data, &n);
+  sfcrt_plan_t *plan = rt_load(b);
   pb_free(b);
-  sfcrt_plan_t *plan = NULL;
   sfc_error_t err;
-  CHECK_EQ_U64(sfcrt_plan_load_buffer(data, n, NULL, &plan, &err), SFC_OK);
-  free(data);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "cuda";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rt_test_util.h"
 #include "cuda_va.h"
 #include "fake_cuda.h"
 
@@ -198,30 +199,21 @@ static void test_deinit_mapped(void) {
   CHECK_EQ_U64(fake_cuda_state()->violations, 0);
 }
 
-/* A failing allocator / failing driver call in init and reserve frees what they made. */
-static size_t fail_at_, calls_;
-static void *failing_fn(void *user, void *ptr, size_t old_bytes, size_t new_bytes) {
-  if (new_bytes == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (++calls_ == fail_at_)
-    return NULL;
-  return realloc(ptr, new_bytes);
-}
-
+/* A failing allocator / failing driver call in init and reserve frees what they made
+ * (rt_counting: live blocks back to 0). */
 static void test_failing_setup(void) {
-  sfc_allocator_t a = {failing_fn, NULL};
-  for (fail_at_ = 1; fail_at_ <= 2; fail_at_++) {
+  for (long fail_at = 1; fail_at <= 2; fail_at++) {
+    rt_counting_t count = {.fail_at = fail_at};
+    sfc_allocator_t a = {rt_counting_fn, &count};
     sfcrt_cuda_va_pool_t p;
     sfcrt_cuda_va_range_t r;
     sfc_error_t err;
     setup();
-    calls_ = 0;
     sfc_status_t st = sfcrt_cuda_va_pool_init(&p, &drv, 0, 0, 4 * G, 2 * G, &a, &err);
-    if (fail_at_ == 1) {
+    if (fail_at == 1) {
       CHECK_EQ_U64(st, SFC_ERR_OUT_OF_MEMORY);
       CHECK_EQ_U64(fake_cuda_state()->handles_live, 0);
+      CHECK_EQ_U64(count.live_blocks, 0);
       continue;
     }
     CHECK_EQ_U64(st, SFC_OK);
@@ -229,6 +221,7 @@ static void test_failing_setup(void) {
     CHECK_EQ_U64(fake_cuda_state()->reservations_live, 0);
     CHECK_EQ_U64(sfcrt_cuda_va_pool_deinit(&p, &err), SFC_OK);
     CHECK_EQ_U64(fake_cuda_state()->handles_live, 0);
+    CHECK_EQ_U64(count.live_blocks, 0);
   }
   /* the driver fails the 2nd cuMemCreate of the prealloc: the first chunk is released */
   sfcrt_cuda_va_pool_t p;

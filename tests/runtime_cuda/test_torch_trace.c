@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "rt_test_util.h"
 #include "pack_csv.h"
 #include "torch_trace.h"
 
@@ -168,33 +169,23 @@ static void test_round_trips(void) {
   remove(path);
 }
 
-/* A failing allocator at every allocation of parse/read frees what came before. */
-static size_t fail_at_, calls_;
-static void *failing_fn(void *user, void *ptr, size_t old_bytes, size_t new_bytes) {
-  if (new_bytes == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (++calls_ == fail_at_)
-    return NULL;
-  return realloc(ptr, new_bytes);
-}
-
+/* A failing allocator at every allocation of parse frees what came before. */
 static void test_failing_allocator(void) {
-  sfc_allocator_t a = {failing_fn, NULL};
   const char *csv = "id,lower,upper,size,offset\n0,0,1,5,0\n1,0,2,5,512\n";
-  for (fail_at_ = 1; fail_at_ <= 3; fail_at_++) {
-    calls_ = 0;
+  for (long fail_at = 1; fail_at <= 3; fail_at++) {
+    rt_counting_t count = {.fail_at = fail_at};
+    sfc_allocator_t a = {rt_counting_fn, &count};
     sfcrt_torch_trace_t t;
     sfc_error_t err;
     sfc_status_t st = sfcrt_torch_trace_parse(csv, strlen(csv), NULL, true, &a, &t, &err);
-    if (fail_at_ <= 2) {
+    if (fail_at <= 2) {
       CHECK_EQ_U64(st, SFC_ERR_OUT_OF_MEMORY);
     } else {
       CHECK_EQ_U64(st, SFC_OK);
       CHECK_EQ_U64(t.count, 2);
       sfcrt_torch_trace_free(&t, &a);
     }
+    CHECK_EQ_U64(count.live_blocks, 0);
   }
 }
 

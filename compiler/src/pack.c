@@ -106,6 +106,14 @@ uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *p) {
   return peak;
 }
 
+bool sfc_pack_bound_is_tight(const sfc_pack_problem_t *p) {
+  uint64_t a = p->alignment ? p->alignment : 1;
+  for (size_t i = 0; i < p->count; i++)
+    if (p->blocks[i].size % a != 0)
+      return false;
+  return true;
+}
+
 sfc_status_t sfc_pack_check(const sfc_pack_problem_t *p, uint64_t *out_peak, uint32_t out_pair[2],
                             sfc_error_t *err) {
   uint64_t a = p->alignment ? p->alignment : 1, peak = 0;
@@ -219,7 +227,7 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
   if (peak != out->peak)
     return sfc_error_set(err, SFC_ERR_INTERNAL, "%s: reported peak %" PRIu64 ", actual %" PRIu64,
                          out->algorithm, out->peak, peak);
-  if (peak == out->lower_bound)
+  if (peak == out->lower_bound && sfc_pack_bound_is_tight(problem))
     out->optimal = true;
   if (out->best_bound < out->lower_bound)
     out->best_bound = out->lower_bound;

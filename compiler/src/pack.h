@@ -82,6 +82,12 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
  * sort before allocations at equal times (half-open lifetimes). */
 uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *problem);
 
+/* True when a peak equal to sfc_pack_lower_bound proves optimality: every size is a
+ * multiple of the alignment. Otherwise the topmost block counts its real size, so a
+ * packing may end up to alignment - 1 bytes below the bound and equality proves
+ * nothing. O(n). */
+bool sfc_pack_bound_is_tight(const sfc_pack_problem_t *problem);
+
 /* Independent check of a packing: alignment, no overlap in time and bytes, peak.
  * Returns SFC_ERR_VERIFY naming the two blocks that collide (also stored in
  * out_pair when it is not NULL; UINT32_MAX when the failure is not a pair).

@@ -4,7 +4,8 @@
  * linearly from the earliest start to the latest end, y maps offsets from 0 at the
  * bottom to max(peak, lower bound, capacity) at the top. Each block is one <rect>
  * (at least 0.5 units wide and tall so tiny blocks stay visible) with a <title>
- * tooltip (name, offset, size, lifetime), coloured by a hash of its index. O(n).
+ * tooltip (name, offset, size, lifetime), coloured by a hash of its index, and
+ * class="b" so scripts and tests can count them. O(n).
  */
 #include "svg.h"
 
@@ -122,7 +123,7 @@ sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t 
       h = 0.5;
     uint32_t c = hash32((uint32_t)i);
     fprintf(out,
-            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+            "<rect class=\"b\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
             "fill=\"hsl(%u,60%%,%u%%)\"><title>",
             x, y, w, h, c % 360, 55 + (c >> 16) % 25);
     if (pic->names)

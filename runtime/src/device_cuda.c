@@ -66,6 +66,7 @@ typedef struct cuda_dev {
   CUevent *ev_compute, *ev_d2h;  /* [tensor_count] end-of-block events */
   uint8_t *ev_flags;             /* [tensor_count] bit 0 compute recorded, bit 1 d2h */
   uint64_t *pending_seq;         /* [tensor_count] 0 = not pending, else FIFO order */
+  uint32_t *pending;             /* [tensor_count] the pending tensors, pending_count used */
   uint64_t next_seq;
   uint32_t pending_count;
   uint32_t *swap_out_step;        /* [block_count] issue step of the swap-out from it, or NONE */
@@ -95,6 +96,16 @@ static bool block_managed(const sfc_plan_block_t *b) {
   return !(b->flags & (SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT));
 }
 
+/* Removes t from the pending list (swap with the last: O(pending)). */
+static void va_unpend(cuda_dev_t *d, uint32_t t) {
+  for (uint32_t i = 0; i < d->pending_count; i++)
+    if (d->pending[i] == t) {
+      d->pending[i] = d->pending[--d->pending_count];
+      break;
+    }
+  d->pending_seq[t] = 0;
+}
+
 /* Unmaps a pending tensor whose events have completed (or are waited for here). */
 static sfc_status_t va_reclaim(cuda_dev_t *d, uint32_t t, bool block, sfc_error_t *err) {
   if (block) {
@@ -104,8 +115,7 @@ static sfc_status_t va_reclaim(cuda_dev_t *d, uint32_t t, bool block, sfc_error_
       SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_d2h[t]), "cuEventSynchronize", err));
   }
   d->ev_flags[t] = 0;
-  d->pending_seq[t] = 0;
-  d->pending_count--;
+  va_unpend(d, t);
   return sfcrt_cuda_va_range_unmap(&d->pool, &d->ranges[t], err);
 }
 
@@ -116,9 +126,11 @@ static bool va_event_done(cuda_dev_t *d, CUevent e) {
 /* The pending tensor unmapped longest ago... first pended (FIFO), UINT32_MAX if none. */
 static uint32_t va_oldest_pending(const cuda_dev_t *d) {
   uint32_t oldest = UINT32_MAX;
-  for (uint32_t t = 0; t < d->plan->tensor_count; t++)
-    if (d->pending_seq[t] && (oldest == UINT32_MAX || d->pending_seq[t] < d->pending_seq[oldest]))
+  for (uint32_t i = 0; i < d->pending_count; i++) {
+    uint32_t t = d->pending[i];
+    if (oldest == UINT32_MAX || d->pending_seq[t] < d->pending_seq[oldest])
       oldest = t;
+  }
   return oldest;
 }
 
@@ -130,11 +142,12 @@ static uint32_t va_oldest_pending(const cuda_dev_t *d) {
 static sfc_status_t va_make_room(cuda_dev_t *d, size_t chunks, sfc_error_t *err) {
   if (d->pool.free_count >= chunks || d->pending_count == 0)
     return SFC_OK;
-  for (uint32_t t = 0; t < d->plan->tensor_count && d->pool.free_count < chunks; t++)
-    if (d->pending_seq[t] &&
-        (!(d->ev_flags[t] & EV_COMPUTE) || va_event_done(d, d->ev_compute[t])) &&
+  for (uint32_t i = d->pending_count; i-- > 0 && d->pool.free_count < chunks;) {
+    uint32_t t = d->pending[i]; /* reclaiming moves the last entry to i: scan downwards */
+    if ((!(d->ev_flags[t] & EV_COMPUTE) || va_event_done(d, d->ev_compute[t])) &&
         (!(d->ev_flags[t] & EV_D2H) || va_event_done(d, d->ev_d2h[t])))
       SFC_TRY(va_reclaim(d, t, false, err));
+  }
   while (d->pool.free_count < chunks && d->pending_count > 0 &&
          d->pool.created + (chunks - d->pool.free_count) > d->pre_chunks)
     SFC_TRY(va_reclaim(d, va_oldest_pending(d), true, err));
@@ -153,8 +166,7 @@ static sfc_status_t va_begin(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_err
       SFC_TRY(
           ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->ev_d2h[t], 0), "cuStreamWaitEvent", err));
     d->ev_flags[t] = 0;
-    d->pending_seq[t] = 0;
-    d->pending_count--;
+    va_unpend(d, t);
     return SFC_OK;
   }
   if (r->mapped)
@@ -168,7 +180,7 @@ static void va_end(cuda_dev_t *d, uint32_t t) {
   if (!d->ranges[t].mapped || d->pending_seq[t])
     return;
   d->pending_seq[t] = ++d->next_seq;
-  d->pending_count++;
+  d->pending[d->pending_count++] = t;
 }
 
 static sfc_status_t va_record(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_error_t *err) {
@@ -189,6 +201,7 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
   d->ev_d2h = sfc_calloc(a, ntc, sizeof(CUevent));
   d->ev_flags = sfc_calloc(a, ntc, 1);
   d->pending_seq = sfc_calloc(a, ntc, sizeof(uint64_t));
+  d->pending = sfc_calloc(a, ntc, sizeof(uint32_t));
   d->swap_out_step = sfc_calloc(a, nbc, sizeof(uint32_t));
   d->begin_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
   d->end_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
@@ -198,8 +211,8 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
   uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
   sfc_status_t st = SFC_OK;
   if (!d->ranges || !d->ev_compute || !d->ev_d2h || !d->ev_flags || !d->pending_seq ||
-      !d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx || !d->end_idx || !need ||
-      !cursor) {
+      !d->pending || !d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx ||
+      !d->end_idx || !need || !cursor) {
     st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
     goto done;
   }
@@ -329,6 +342,8 @@ static void va_teardown(cuda_dev_t *d) {
     sfc_free(a, d->ev_flags, ntc);
   if (d->pending_seq)
     sfc_free(a, d->pending_seq, ntc * sizeof(uint64_t));
+  if (d->pending)
+    sfc_free(a, d->pending, ntc * sizeof(uint32_t));
   if (d->swap_out_step)
     sfc_free(a, d->swap_out_step, nbc * sizeof(uint32_t));
   if (d->begin_at)
@@ -577,10 +592,9 @@ static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
     if (st != SFC_OK)
       sfc_error_prefix(err, names[q]);
   }
-  if (st == SFC_OK && d->mode == SFCRT_CUDA_VA)
-    for (uint32_t t = 0; st == SFC_OK && t < d->plan->tensor_count; t++)
-      if (d->pending_seq[t])
-        st = va_reclaim(d, t, false, err); /* every queue drained: no wait needed */
+  /* every queue drained: the pending unmaps need no wait */
+  while (st == SFC_OK && d->mode == SFCRT_CUDA_VA && d->pending_count > 0)
+    st = va_reclaim(d, d->pending[d->pending_count - 1], false, err);
   leave(d);
   return st;
 }

@@ -161,6 +161,40 @@ static void test_sim_step_stalls(void) {
   pb_free(b);
 }
 
+/* A swap-out issued at the end (issue_step == step_count): issued by the step_next
+ * that returns NULL. chain(3), 10 us per op: the copy waits step 2 (ends at 30) and
+ * takes 10 + 256 / 25e3 us, so the sim iteration ends when the D2H engine drains. */
+static void test_swap_at_end(void) {
+  pb_t *b = pb_new();
+  pb_simple_chain(b, 3);
+  uint32_t hb = pb_host_block(b, 3, 0, 256, 2, 2);
+  uint32_t out = pb_swap(b, SFC_SWAP_OUT, 3, hb, 3); /* block 3 = t3 at step 2 */
+  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, 2);
+  pb_fit_arenas(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_stats_t st, st2;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
+  CHECK_NEAR(st.predicted_iteration_us, 30 + 10 + 256 / 25e3, 1e-9);
+  CHECK_NEAR(st.compute_us, 30, 1e-9);
+  CHECK_EQ_U64(st.swaps_out, 2);
+  /* deterministic: the same plan gives bit-identical numbers */
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 5, &st2, &err), err);
+  CHECK(st.predicted_iteration_us == st2.predicted_iteration_us);
+  CHECK(st.d2h_busy_us == st2.d2h_busy_us);
+  sfcrt_options_init(&opt);
+  opt.host.integrity = 1;
+  opt.host.delay_us[SFCRT_QUEUE_D2H] = 1000;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  CHECK_EQ_U64(st.swaps_out, 3);
+  CHECK_EQ_U64(st.bytes_swapped_out, 3 * 256);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
 static void test_misuse(void) {
   pb_t *b = pb_new();
   pb_simple_chain(b, 2);
@@ -296,6 +330,7 @@ int main(void) {
   RUN(test_walk_example_full);
   RUN(test_sim_by_hand);
   RUN(test_sim_step_stalls);
+  RUN(test_swap_at_end);
   RUN(test_misuse);
   RUN(test_external);
   RUN(test_no_allocation_per_iteration);

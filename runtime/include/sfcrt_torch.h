@@ -73,8 +73,8 @@ typedef struct sfcrt_torch_stats {
   uint64_t fallback_size;     /* replay: size differs from the profile's k-th request */
   uint64_t fallback_extra;    /* replay: more requests than the profile has */
   uint64_t fallback_conflict; /* replay: the planned range is still occupied */
-  uint64_t fallback_outside;  /* replay: before the first iteration_begin, or a device
-                                 other than the arena's */
+  uint64_t fallback_outside;  /* replay: before the first iteration_begin; any mode: a
+                                 device other than SFCRT_TORCH_DEVICE (never recorded) */
   uint64_t short_iterations;  /* replay: iterations with fewer requests than profiled */
   uint64_t frees;             /* frees of non-NULL pointers */
   uint64_t fallback_frees;    /* ... of fallback memory */

@@ -257,15 +257,10 @@ void *sfcrt_torch_alloc(size_t size, int device, void *stream) {
     fail(&err);
   } else {
     g.request_device = device;
-    if (g.mode == SFCRT_TORCH_MODE_REPLAY && device != g.arena_device) {
-      /* another GPU: never the arena */
-      bool in = g.m.in_iteration;
-      g.m.in_iteration = false;
+    if (device != g.arena_device) /* another GPU: outside the profile and the arena */
+      p = sfcrt_torch_match_alloc_unprofiled(&g.m, size);
+    else
       p = sfcrt_torch_match_alloc(&g.m, size);
-      g.m.in_iteration = in;
-    } else {
-      p = sfcrt_torch_match_alloc(&g.m, size);
-    }
   }
   pthread_mutex_unlock(&g_lock);
   return p;

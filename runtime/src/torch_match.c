@@ -245,6 +245,13 @@ void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size) {
   return m->arena + b->offset;
 }
 
+void *sfcrt_torch_match_alloc_unprofiled(sfcrt_torch_match_t *m, size_t size) {
+  if (size == 0)
+    return NULL;
+  m->stats.requests++;
+  return fallback(m, size, &m->stats.fallback_outside);
+}
+
 void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size) {
   if (!ptr)
     return;

@@ -96,6 +96,10 @@ void sfcrt_torch_match_iteration_begin(sfcrt_torch_match_t *m, bool *out_trace_c
 sfc_status_t sfcrt_torch_match_record_finish(sfcrt_torch_match_t *m, sfc_error_t *err);
 
 void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size);
+
+/* A request outside the profile (e.g. on another GPU): always the fallback, never
+ * recorded, never advancing the request counter; counted in fallback_outside. */
+void *sfcrt_torch_match_alloc_unprofiled(sfcrt_torch_match_t *m, size_t size);
 void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size);
 
 /* max(offset + size) over the plan: the arena replay needs. */

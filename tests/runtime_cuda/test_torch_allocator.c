@@ -38,8 +38,10 @@ static void test_record_host(void) {
   CHECK_EQ_U64(sfcrt_torch_flush(), SFC_ERR_STATE); /* nothing recorded yet */
   CHECK_EQ_U64(sfcrt_torch_iteration_begin(), SFC_OK);
   void *a = sfcrt_torch_alloc(1000, 0, NULL);
+  void *other = sfcrt_torch_alloc(50, 1, NULL); /* device 1: not part of the profile */
   void *b = sfcrt_torch_alloc(3000, 0, NULL);
   CHECK(a && b && ((uintptr_t)a % 512) == 0 && ((uintptr_t)b % 512) == 0);
+  sfcrt_torch_free(other, 50, 1, NULL); /* no tick of the clock either */
   memset(a, 1, 1000);
   memset(b, 2, 3000);
   sfcrt_torch_free(a, 1000, 0, NULL);
@@ -48,7 +50,8 @@ static void test_record_host(void) {
   sfcrt_torch_stats_t s;
   sfcrt_torch_get_stats(&s);
   CHECK_EQ_U64(s.recorded, 2);
-  CHECK_EQ_U64(s.requests, 2);
+  CHECK_EQ_U64(s.requests, 3);
+  CHECK_EQ_U64(s.fallback_outside, 1);
   CHECK_EQ_U64(s.fallback_bytes_live, 0);
   sfcrt_torch_trace_t t;
   sfc_error_t err;

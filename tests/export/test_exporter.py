@@ -277,31 +277,29 @@ class Errors(unittest.TestCase):
     def test_missing_module(self):
         self.check_one_line(self.run_export("no_such_mod:make"), "cannot load 'no_such_mod:make'")
 
+    def export_module(self, name, source):
+        """Writes TMP/name.py and exports name:make from TMP."""
+        with open(os.path.join(TMP, name + ".py"), "w") as f:
+            f.write("import torch\n" + source)
+        return subprocess.run([EXPORT, f"{name}:make", "-o", os.path.join(TMP, "bad.json")],
+                              capture_output=True, text=True, cwd=TMP)
+
     def test_untraceable(self):
         # a model whose forward fails: one line naming the error
-        mod = os.path.join(TMP, "badmodel.py")
-        with open(mod, "w") as f:
-            f.write("import torch\n"
-                    "class M(torch.nn.Module):\n"
-                    "    def __init__(self):\n"
-                    "        super().__init__()\n"
-                    "        self.lin = torch.nn.Linear(3, 3)\n"
-                    "    def forward(self, x):\n"
-                    "        raise ValueError('cannot do this\\nsecond line')\n"
-                    "def make(batch=2):\n"
-                    "    return M(), torch.randn(batch, 3)\n")
-        p = subprocess.run([EXPORT, "badmodel:make", "-o", os.path.join(TMP, "bad.json")],
-                           capture_output=True, text=True, cwd=TMP)
+        p = self.export_module("badmodel",
+                               "class M(torch.nn.Module):\n"
+                               "    def __init__(self):\n"
+                               "        super().__init__()\n"
+                               "        self.lin = torch.nn.Linear(3, 3)\n"
+                               "    def forward(self, x):\n"
+                               "        raise ValueError('cannot do this\\nsecond line')\n"
+                               "def make(batch=2):\n"
+                               "    return M(), torch.randn(batch, 3)\n")
         self.check_one_line(p, "cannot trace 'badmodel:make': ValueError: cannot do this")
 
     def test_no_parameters(self):
-        mod = os.path.join(TMP, "noparams.py")
-        with open(mod, "w") as f:
-            f.write("import torch\n"
-                    "def make(batch=2):\n"
-                    "    return torch.nn.ReLU(), torch.randn(batch, 3)\n")
-        p = subprocess.run([EXPORT, "noparams:make", "-o", os.path.join(TMP, "bad.json")],
-                           capture_output=True, text=True, cwd=TMP)
+        p = self.export_module("noparams", "def make(batch=2):\n"
+                                           "    return torch.nn.ReLU(), torch.randn(batch, 3)\n")
         self.check_one_line(p, "'noparams:make' has no trainable parameters")
 
     def test_bad_batch(self):

@@ -363,6 +363,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
                 if time_decimals == 0:
                     op["time_us"] = int(op["time_us"])
     info["export_s"] = round(time.perf_counter() - t_start, 2)
+    measured["export_s"] = info["export_s"]  # build + warm-up + recorded + probe iterations
     info["externals"] = rec.externals
     name = spec.replace(":", ".") + f"-b{batch}"
     graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,

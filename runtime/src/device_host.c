@@ -41,7 +41,6 @@
 #include "integrity.h"
 
 enum { CMD_COPY, CMD_RECORD, CMD_WAIT, CMD_CHECK, CMD_FILL };
-#define VERSION_NONE UINT64_MAX
 
 typedef struct cmd {
   uint32_t kind;
@@ -81,9 +80,7 @@ typedef struct host {
   _Atomic int failed;
   sfc_error_t failure;
   /* integrity (owned by the compute executor) */
-  uint64_t *version;    /* [tensor_count] */
-  void **last_ptr;      /* [tensor_count] where the tensor was last produced/read */
-  uint32_t *last_block; /* [tensor_count] device block of last_ptr */
+  sfcrt_integrity_t check; /* integrity mode: used by the compute worker only */
   /* stats: stalls of the compute queue */
   uint64_t stalls;
   double stall_us;
@@ -119,136 +116,6 @@ static sfc_status_t report_failure(host_t *d, sfc_error_t *err) {
   return err->status;
 }
 
-/* ---- integrity ------------------------------------------------------------------- */
-
-static const char *tensor_name(const host_t *d, uint32_t t) {
-  return sfc_plan_string(d->plan, d->plan->tensors[t].name);
-}
-
-static int tensor_persistent(const host_t *d, uint32_t t) {
-  return (d->plan->tensors[t].flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL)) != 0;
-}
-
-/* Names what the unexpected bytes are: an older version of the tensor, or other. */
-static void diagnose(const host_t *d, uint32_t t, uint64_t off, uint64_t found, char *buf,
-                     size_t n) {
-  uint64_t limit = d->tag < 64 ? d->tag : 64;
-  for (uint64_t back = 1; back <= limit; back++) {
-    uint64_t v = d->tag - back;
-    uint64_t w = sfcrt_pattern_word(t, v, off);
-    uint64_t bytes = d->plan->tensors[t].bytes;
-    uint64_t n8 = (off / 8) * 8 + 8 <= bytes ? 8 : bytes % 8;
-    if (n8 < 8)
-      w &= (UINT64_C(1) << (8 * n8)) - 1;
-    if (w == found) {
-      snprintf(buf, n,
-               "stale: it holds this tensor's contents of %s%llu (a lost swap or a missing wait)",
-               v == 0 ? "session start, version " : "iteration ",
-               (unsigned long long)(v ? v - 1 : 0));
-      return;
-    }
-  }
-  snprintf(buf, n, "overwritten: overlap, early reuse of the block or a missing wait");
-}
-
-static void integrity_error(host_t *d, uint32_t k, const char *what, uint32_t operand, uint32_t t,
-                            uint32_t block, uint64_t off, uint64_t found, uint64_t expected) {
-  char why[160];
-  diagnose(d, t, off, found, why, sizeof why);
-  const sfc_plan_op_t *op = &d->plan->ops[d->plan->steps[k].op];
-  sfc_error_t e;
-  sfc_error_set(&e, SFC_ERR_INTEGRITY,
-                "integrity: iteration %llu step %u (op '%s'): %s %u tensor %u '%s' (block %u) "
-                "byte %llu of %llu: found 0x%016llx, expected 0x%016llx: %s",
-                (unsigned long long)(d->tag - 1), k, sfc_plan_string(d->plan, op->name), what,
-                operand, t, tensor_name(d, t), block, (unsigned long long)off,
-                (unsigned long long)d->plan->tensors[t].bytes, (unsigned long long)found,
-                (unsigned long long)expected, why);
-  set_failure(d, &e);
-}
-
-static void integrity_check_step(host_t *d, uint32_t k, void *const *ptrs) {
-  const sfc_plan_view_t *v = d->plan;
-  const sfc_plan_step_t *ps = &v->steps[k];
-  const sfc_plan_op_t *op = &v->ops[ps->op];
-  const uint32_t *tensors = v->op_operands + op->operand_begin;
-  const uint32_t *blocks = v->step_operands + ps->operand_begin;
-  for (uint32_t i = 0; i < op->input_count; i++) {
-    uint32_t t = tensors[i];
-    uint64_t bytes = v->tensors[t].bytes;
-    if (d->version[t] == VERSION_NONE || (!tensor_persistent(d, t) && d->version[t] != d->tag)) {
-      if (tensor_persistent(d, t)) { /* first read of a parameter or input: initialise */
-        sfcrt_pattern_fill(ptrs[i], bytes, t, 0);
-        d->version[t] = 0;
-      } else {
-        sfc_error_t e;
-        sfc_error_set(&e, SFC_ERR_INTEGRITY,
-                      "integrity: iteration %llu step %u (op '%s'): input %u tensor %u '%s' "
-                      "(block %u) is read before any step produced it in this iteration",
-                      (unsigned long long)(d->tag - 1), k, sfc_plan_string(v, op->name), i, t,
-                      tensor_name(d, t), blocks[i]);
-        set_failure(d, &e);
-        return;
-      }
-    }
-    uint64_t found = 0, expected = 0;
-    uint64_t off = sfcrt_pattern_check(ptrs[i], bytes, t, d->version[t], &found, &expected);
-    if (off != SFCRT_PATTERN_OK) {
-      integrity_error(d, k, "input", i, t, blocks[i], off, found, expected);
-      return;
-    }
-    d->last_ptr[t] = ptrs[i];
-    d->last_block[t] = blocks[i];
-  }
-}
-
-static void integrity_fill_step(host_t *d, uint32_t k, void *const *ptrs) {
-  const sfc_plan_view_t *v = d->plan;
-  const sfc_plan_step_t *ps = &v->steps[k];
-  const sfc_plan_op_t *op = &v->ops[ps->op];
-  const uint32_t *tensors = v->op_operands + op->operand_begin;
-  const uint32_t *blocks = v->step_operands + ps->operand_begin;
-  uint32_t n = (uint32_t)op->input_count + op->output_count + op->temp_count;
-  for (uint32_t i = op->input_count; i < n; i++) {
-    uint32_t t = tensors[i];
-    sfcrt_pattern_fill(ptrs[i], v->tensors[t].bytes, t, d->tag);
-    d->version[t] = d->tag;
-    d->last_ptr[t] = ptrs[i];
-    d->last_block[t] = blocks[i];
-  }
-}
-
-/* At iteration end: every persistent or output tensor whose last block is resident
- * at the last step still holds its last version. */
-static void integrity_check_end(host_t *d) {
-  const sfc_plan_view_t *v = d->plan;
-  for (uint32_t t = 0; t < v->tensor_count && !atomic_load(&d->failed); t++) {
-    if (!d->last_ptr[t] || d->version[t] == VERSION_NONE)
-      continue;
-    if (!tensor_persistent(d, t) && v->tensors[t].kind != SFC_KIND_OUTPUT)
-      continue;
-    const sfc_plan_block_t *b = &v->blocks[d->last_block[t]];
-    if (!(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) &&
-        b->last_step + 1 < v->step_count)
-      continue;
-    uint64_t found = 0, expected = 0;
-    uint64_t off = sfcrt_pattern_check(d->last_ptr[t], v->tensors[t].bytes, t, d->version[t],
-                                       &found, &expected);
-    if (off != SFCRT_PATTERN_OK) {
-      char why[160];
-      diagnose(d, t, off, found, why, sizeof why);
-      sfc_error_t e;
-      sfc_error_set(&e, SFC_ERR_INTEGRITY,
-                    "integrity: iteration %llu end: tensor %u '%s' (block %u) byte %llu of "
-                    "%llu: found 0x%016llx, expected 0x%016llx: %s",
-                    (unsigned long long)(d->tag - 1), t, tensor_name(d, t), d->last_block[t],
-                    (unsigned long long)off, (unsigned long long)v->tensors[t].bytes,
-                    (unsigned long long)found, (unsigned long long)expected, why);
-      set_failure(d, &e);
-    }
-  }
-}
-
 /* ---- commands -------------------------------------------------------------------- */
 
 static void run_wait(host_t *d, int qi, uint32_t e) {
@@ -276,6 +143,7 @@ static void run_record(host_t *d, uint32_t e) {
 }
 
 static void run_cmd(host_t *d, queue_t *q, const cmd_t *c) {
+  sfc_error_t e;
   if (q->delay_us && (c->kind == CMD_COPY || c->kind == CMD_CHECK || c->kind == CMD_FILL))
     sleep_us(q->delay_us);
   switch (c->kind) {
@@ -294,10 +162,11 @@ static void run_cmd(host_t *d, queue_t *q, const cmd_t *c) {
       run_wait(d, q->index, c->arg);
       break;
     case CMD_CHECK:
-      integrity_check_step(d, c->arg, c->operands);
+      if (sfcrt_integrity_check_step(&d->check, d->tag, c->arg, c->operands, &e) != SFC_OK)
+        set_failure(d, &e);
       break;
     case CMD_FILL:
-      integrity_fill_step(d, c->arg, c->operands);
+      sfcrt_integrity_fill_step(&d->check, d->tag, c->arg, c->operands);
       break;
   }
 }
@@ -349,7 +218,6 @@ static void host_destroy(void *self) {
   host_t *d = self;
   if (!d)
     return;
-  const sfc_plan_view_t *v = d->plan;
   if (d->sync_init) {
     pthread_mutex_lock(&d->mu);
     d->stop = 1;
@@ -363,10 +231,7 @@ static void host_destroy(void *self) {
   }
   for (int i = 0; i < SFCRT_QUEUE_COUNT; i++)
     sfc_free(d->alloc, d->q[i].ring, (size_t)d->q[i].cap * sizeof(cmd_t));
-  size_t tn = v->tensor_count ? v->tensor_count : 1;
-  sfc_free(d->alloc, d->version, tn * sizeof(uint64_t));
-  sfc_free(d->alloc, d->last_ptr, tn * sizeof(void *));
-  sfc_free(d->alloc, d->last_block, tn * sizeof(uint32_t));
+  sfcrt_integrity_deinit(&d->check);
   sfc_free(d->alloc, (void *)d->event_done,
            (d->event_count ? d->event_count : 1) * sizeof(_Atomic uint64_t));
   sfc_free(d->alloc, d->arena_raw, d->arena_raw_bytes);
@@ -383,16 +248,8 @@ static sfc_status_t host_create_parts(host_t *d, const sfcrt_device_config_t *cf
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory (events)");
   for (uint32_t e = 0; e < d->event_count; e++)
     atomic_init(&d->event_done[e], 0);
-  if (d->integrity) {
-    size_t tn = v->tensor_count ? v->tensor_count : 1;
-    d->version = sfc_calloc(d->alloc, tn, sizeof(uint64_t));
-    d->last_ptr = sfc_calloc(d->alloc, tn, sizeof(void *));
-    d->last_block = sfc_calloc(d->alloc, tn, sizeof(uint32_t));
-    if (!d->version || !d->last_ptr || !d->last_block)
-      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "host: out of memory (integrity tables)");
-    for (uint32_t t = 0; t < v->tensor_count; t++)
-      d->version[t] = VERSION_NONE;
-  }
+  if (d->integrity)
+    SFC_TRY(sfcrt_integrity_init(&d->check, v, d->alloc, err));
   /* Which queues get a worker, and a ring big enough for one whole iteration. */
   uint64_t cap = 8;
   int want[SFCRT_QUEUE_COUNT] = {d->integrity, 0, 0};
@@ -572,8 +429,10 @@ static sfc_status_t host_iteration_end(void *self, sfc_error_t *err) {
     pthread_cond_wait(&d->cv, &d->mu);
   }
   pthread_mutex_unlock(&d->mu);
-  if (d->integrity && !atomic_load(&d->failed))
-    integrity_check_end(d);
+  sfc_error_t e;
+  if (d->integrity && !atomic_load(&d->failed) &&
+      sfcrt_integrity_check_end(&d->check, d->tag, &e) != SFC_OK)
+    set_failure(d, &e);
   if (atomic_load(&d->failed))
     return report_failure(d, err);
   return SFC_OK;

@@ -18,7 +18,8 @@ not against the exporter's own numbers:
     axis 0, params, optimizer state and the param grads do not;
   * conv/pool attrs and conv FLOPs equal the values computed by hand;
   * backward_of links each convolution_backward to a convolution;
-  * the raw allocation trace is a valid DSA instance (lower < upper, sizes match);
+  * the raw allocation trace is a valid DSA instance (lower < upper, sizes match) whose
+    max live bytes (`sfc pack`) is the recorder's peak and near the profiler's;
   * the export-vs-PyTorch check: sfc's in-core peak / PyTorch's measured peak is within
     [0.97, 1.01] (why this tolerance: docs/exporter.md, "Export vs PyTorch");
   * bad models fail with one line and exit 2.
@@ -196,6 +197,13 @@ class TinyCnn(unittest.TestCase):
             self.assertLess(int(lo), int(hi))
             self.assertEqual(int(size), sizes[rid])
         self.assertEqual(len(rows) - 1, len(self.g["tensors"]))
+        # the trace's max live bytes (sfc pack's lower bound) is the recorder's own peak,
+        # and close to what the profiler saw (the allocator's events)
+        p = subprocess.run([SFC, "pack", self.trace], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lb = int([ln for ln in p.stdout.splitlines() if "lower bound" in ln][0].split()[2])
+        self.assertEqual(lb, self.g["measured"]["own_peak_bytes"])
+        self.assertTrue(0.97 <= lb / self.g["measured"]["torch_peak_bytes"] <= 1.01)
 
     def test_peak_vs_pytorch(self):
         s = compile_json(self.path)

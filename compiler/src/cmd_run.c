@@ -1,11 +1,13 @@
 /* cmd_run.c — `sfc run PLAN`: replay a plan for N iterations on a runtime device
  * (host by default), without a framework: the pull loop hands out every step and the
- * command marks it done at once. With --integrity on the host device every tensor is
+ * command marks it done at once. External tensors are bound to zeroed host memory the
+ * command owns (host device). With --integrity on the host device every tensor is
  * filled with a pattern when produced and checked at every use, so a plan that
  * overlaps, reuses a block early, misses a wait or loses a swap fails with exit 1 and
  * one line naming iteration, step, op, tensor, block and byte offset.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,16 +38,45 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Binds every external tensor (the framework's inputs and parameters) to zeroed host
+ * memory owned by *owned (host device; sim needs none). */
+static sfc_status_t bind_externals(sfcrt_session_t *s, const sfc_plan_view_t *v, const char *device,
+                                   void ***owned, sfc_error_t *err) {
+  if (strcmp(device, "host") != 0)
+    return SFC_OK;
+  *owned = calloc(v->tensor_count ? v->tensor_count : 1, sizeof **owned);
+  if (!*owned)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t t = 0; t < v->tensor_count; t++) {
+    if (!(v->tensors[t].flags & SFC_TENSOR_EXTERNAL))
+      continue;
+    uint64_t bytes = v->tensors[t].bytes ? v->tensors[t].bytes : 1;
+    if (bytes > SIZE_MAX || !((*owned)[t] = calloc(1, (size_t)bytes)))
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY,
+                           "out of memory for external tensor %u (%llu bytes)", t,
+                           (unsigned long long)bytes);
+    SFC_TRY(sfcrt_session_bind(s, t, (*owned)[t], bytes, err));
+  }
+  return SFC_OK;
+}
+
 static sfc_status_t replay(const sfcrt_plan_t *plan, const sfcrt_options_t *opt, long iterations,
                            sfcrt_stats_t *stats, double *wall_s, sfc_error_t *err) {
+  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
   sfcrt_session_t *s = NULL;
+  void **owned = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
+  sfc_status_t st = bind_externals(s, v, opt->device, &owned, err);
   double t0 = now_s();
-  sfc_status_t st = sfcrt_session_run(s, (uint64_t)iterations, err);
+  if (st == SFC_OK)
+    st = sfcrt_session_run(s, (uint64_t)iterations, err);
   *wall_s = now_s() - t0;
   sfcrt_session_stats(s, stats);
   stats->step_stall_us = NULL;
   sfcrt_session_destroy(s);
+  for (uint32_t t = 0; owned && t < v->tensor_count; t++)
+    free(owned[t]);
+  free(owned);
   return st;
 }
 

@@ -147,7 +147,7 @@ void sfcrt_session_destroy(sfcrt_session_t *session);
 /* Binds framework memory to an external tensor (SFC_TENSOR_EXTERNAL; its blocks are
  * SFC_BLOCK_EXTERNAL). ptr must hold at least the tensor's bytes; bytes is checked
  * against the plan. Allowed whenever no iteration is running; every external tensor
- * must be bound before the first iteration_begin. */
+ * must be bound before the first iteration_begin (except on sim, which has no bytes). */
 sfc_status_t sfcrt_session_bind(sfcrt_session_t *session, uint32_t tensor, void *ptr,
                                 uint64_t bytes, sfc_error_t *err);
 

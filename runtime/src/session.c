@@ -118,7 +118,7 @@ static sfc_status_t session_build(sfcrt_session_t *s, sfc_error_t *err) {
     mark_events(s, SFCRT_QUEUE_COMPUTE, v->steps[k].dep_begin, v->steps[k].dep_count);
   for (uint32_t i = 0; i < v->swap_count; i++)
     mark_events(s, sfcrt_swap_queue(&v->swaps[i]), v->swaps[i].dep_begin, v->swaps[i].dep_count);
-  for (uint32_t b = 0; b < v->block_count; b++)
+  for (uint32_t b = 0; b < v->block_count && s->dev != &sfcrt_device_sim; b++)
     if ((v->blocks[b].flags & SFC_BLOCK_EXTERNAL) && !s->unbound[v->blocks[b].tensor]) {
       s->unbound[v->blocks[b].tensor] = 1;
       s->unbound_count++;

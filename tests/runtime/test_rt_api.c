@@ -285,6 +285,11 @@ static void test_external(void) {
     CHECK_OK(sfcrt_iteration_end(s, &err), err);
   }
   sfcrt_session_destroy(s);
+  /* sim has no bytes: nothing to bind */
+  opt.device = "sim";
+  CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+  CHECK_OK(sfcrt_session_run(s, 2, &err), err);
+  sfcrt_session_destroy(s);
   sfcrt_plan_destroy(plan);
   pb_free(b);
 }

@@ -2,6 +2,8 @@
 # reader accepts but whose swap-out copies nothing fails integrity (exit 1).
 $SFC run "$DATA/runtime/swap.plan" --integrity --iterations 3; echo "exit $?"
 $SFC run "$DATA/runtime/full.plan" --device host --integrity; echo "exit $?"
+$SFC run "$DATA/runtime/external.plan" --integrity; echo "exit $?"
+$SFC run "$DATA/runtime/external.plan" --device sim; echo "exit $?"
 $SFC run "$DATA/runtime/lost_swap.plan" --integrity 2>&1; echo "exit $?"
 $SFC run "$DATA/runtime/lost_swap.plan"; echo "exit $?"
 $SFC run "$DATA/runtime/swap.plan" --device sim --iterations 2; echo "exit $?"

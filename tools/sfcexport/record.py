@@ -311,6 +311,8 @@ class Recorder(TorchDispatchMode):
         batch = any(t in self.carries for t in inputs)
         new_bytes = 0
         for j, o in enumerate(flat_out):
+            if self.phase in ("forward", "loss"):  # views too: their nodes link backward ops
+                self.obj_op[id(o)] = (_weak(o), k)
             st = untyped(o)
             if st is None or st.nbytes() == 0:
                 continue
@@ -325,8 +327,6 @@ class Recorder(TorchDispatchMode):
                 continue
             if tid not in outputs:
                 outputs.append(tid)
-            if self.phase in ("forward", "loss"):
-                self.obj_op[id(o)] = (_weak(o), k)
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
 
         op = {"id": k, "name": "", "type": name, "phase": self.phase, "inputs": inputs,

@@ -244,6 +244,14 @@ class TinyTransformer(unittest.TestCase):
         for t in g["tensors"]:
             if "batch_axis" in t:
                 self.assertEqual(t["shape"][t["batch_axis"]] % 4, 0, t)
+        # every backward op that produces something links to an earlier forward/loss op,
+        # views' backwards (clone, _unsafe_view, cat of split) included; ones_like (the
+        # seed gradient) has no forward op
+        ops = g["ops"]
+        for op in ops:
+            if op["phase"] == "backward" and op["outputs"] and op["type"] != "ones_like":
+                self.assertIn("backward_of", op, op)
+                self.assertIn(ops[op["backward_of"]]["phase"], ("forward", "loss"))
         compile_json(path)
         # rescaling 4 -> 8 gives exactly what a real batch-8 export gives
         path8, _, _ = export("tiny-transformer", 8)

@@ -150,7 +150,8 @@ class TinyCnn(unittest.TestCase):
         inp = [t for t in self.g["tensors"] if t["name"] == "input.0"][0]
         self.assertEqual(inp["batch_axis"], 0)
         for op in self.g["ops"]:
-            if op["phase"] == "forward" and op["type"] in ("convolution", "relu", "max_pool2d_with_indices", "addmm"):
+            if op["phase"] == "forward" and op["type"] in ("convolution", "relu", "addmm",
+                                                           "max_pool2d_with_indices"):
                 for o in op["outputs"]:
                     self.assertEqual(self.t[o].get("batch_axis"), 0, (op, self.t[o]))
         # gradients of params have the params' shapes and no batch axis

@@ -9,10 +9,11 @@
  * wrote it. A lost swap, a missing wait, early reuse or (VA mode) a tensor unmapped or
  * remapped without its data shows up as a mismatch naming step, tensor and word.
  *
- * Two CTest entries run this program: `test_cuda_device_fake` (label unit) with
+ * CTest runs this program as `test_cuda_device_fake` (label unit, both modes) with
  * SFCRT_CUDA_LIBRARY pointing at the fake driver (host memory, synchronous copies, VA
- * on real host mappings: an unmapped tensor faults), and `test_cuda_device_gpu` (label
- * gpu) on the real driver, which exits 77 (skipped) where there is no driver or device.
+ * on real host mappings: an unmapped tensor faults), and as `test_cuda_smoke_gpu`
+ * (`arena`) and `test_cuda_va_gpu` (`va`), label gpu, on the real driver; those exit 77
+ * (skipped) where there is no driver or device.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -277,7 +278,17 @@ static void test_driver_failures(void) {
   check_fake_released("mid-iteration failure");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* argv[1]: "arena" or "va" to run one mode (the gpu tests), nothing for both */
+  int first_mode = 0, last_mode = 1;
+  if (argc > 1 && strcmp(argv[1], "arena") == 0)
+    last_mode = 0;
+  else if (argc > 1 && strcmp(argv[1], "va") == 0)
+    first_mode = 1;
+  else if (argc > 1) {
+    fprintf(stderr, "usage: %s [arena|va]\n", argv[0]);
+    return 2;
+  }
   sfc_error_t err;
   if (sfcrt_cuda_driver_load(&drv, &err) != SFC_OK) {
     printf("skipped: %s\n", err.message);
@@ -294,7 +305,7 @@ int main(void) {
   cu(drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
 
   int skipped = 0, ran = 0;
-  for (int m = 0; m < 2; m++) {
+  for (int m = first_mode; m <= last_mode; m++) {
     sfcrt_cuda_mode_t mode = m ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
     pb_t *b = pb_new();
     rt_swap_plan(b, RT_VALID);

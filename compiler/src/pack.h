@@ -49,7 +49,7 @@ typedef struct sfc_pack_options {
 
 typedef struct sfc_pack_result {
   uint64_t peak;         /* max(offset + size), 0 for no blocks */
-  uint64_t lower_bound;  /* max over time of live bytes (aligned sizes) */
+  uint64_t lower_bound;  /* sfc_pack_lower_bound: max live bytes (aligned) */
   bool optimal;          /* peak proven minimal (peak == lower_bound, or exact solver) */
   uint64_t best_bound;   /* proven: no packing has a smaller peak; >= lower_bound, == peak
                             when optimal; peak - best_bound is the remaining gap */
@@ -78,15 +78,11 @@ const sfc_packer_t *sfc_packer_find(const char *name); /* NULL when unknown */
 sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
                           const sfc_pack_options_t *opt, sfc_pack_result_t *out, sfc_error_t *err);
 
-/* Max over time of the sum of live sizes (each rounded up to the alignment). Frees
- * sort before allocations at equal times (half-open lifetimes). */
+/* Max over time of the sum of live sizes, each rounded up to the alignment, minus
+ * the largest rounding of any block (the topmost block needs only its real size):
+ * no packing has a smaller peak; with alignment 1 it is max live bytes. Frees sort
+ * before allocations at equal times (half-open lifetimes). */
 uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *problem);
-
-/* True when a peak equal to sfc_pack_lower_bound proves optimality: every size is a
- * multiple of the alignment. Otherwise the topmost block counts its real size, so a
- * packing may end up to alignment - 1 bytes below the bound and equality proves
- * nothing. O(n). */
-bool sfc_pack_bound_is_tight(const sfc_pack_problem_t *problem);
 
 /* Independent check of a packing: alignment, no overlap in time and bytes, peak.
  * Returns SFC_ERR_VERIFY naming the two blocks that collide (also stored in

@@ -3,8 +3,7 @@
  * The problem is first split at the times no lifetime crosses (pack_split.c). The
  * parts are packed one by one, the one with the largest lower bound first; a part
  * is done as soon as its peak reaches its target: its own lower bound (max live
- * bytes), which proves it optimal (when sizes are multiples of the alignment;
- * otherwise it is close enough), or the peak the parts before it already need,
+ * bytes), which proves it optimal, or the peak the parts before it already need,
  * whichever is larger (the arena is that tall anyway). For each part:
  *
  *   1. best-fit with offset lines (pack_bestfit.c, the seed's heuristic), under
@@ -50,7 +49,6 @@ typedef struct best {
   uint64_t peak, lower, target, bound;
   const char *algorithm;
   bool optimal;
-  bool tight; /* peak == lower proves optimality (sfc_pack_bound_is_tight) */
   int verbose;
 } best_t;
 
@@ -69,7 +67,7 @@ static bool keep(best_t *b, const sfc_pack_problem_t *p, const sfc_pack_result_t
     return false;
   b->peak = r->peak;
   b->algorithm = r->algorithm;
-  b->optimal = r->optimal || (r->peak == b->lower && b->tight);
+  b->optimal = r->optimal || r->peak == b->lower;
   if (r->best_bound > b->bound)
     b->bound = r->best_bound;
   for (size_t i = 0; i < p->count; i++)
@@ -283,8 +281,7 @@ static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options
   best_t b = {.offset = malloc((n ? n : 1) * sizeof(uint64_t)),
               .peak = UINT64_MAX,
               .lower = sfc_pack_lower_bound(p),
-              .verbose = opt->verbose,
-              .tight = sfc_pack_bound_is_tight(p)};
+              .verbose = opt->verbose};
   b.target = target > b.lower ? target : b.lower;
   b.bound = b.lower;
   if (!b.offset)

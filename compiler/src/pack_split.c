@@ -95,8 +95,7 @@ sfc_status_t sfc_pack_run_split(sfc_pack_problem_t *p, const sfc_pack_options_t 
       break;
     for (size_t j = 0; j < m; j++)
       p->blocks[ids[j]].offset = sub[j].offset;
-    bool opt_k =
-        r.optimal || (r.peak == sfc_pack_lower_bound(&part) && sfc_pack_bound_is_tight(&part));
+    bool opt_k = r.optimal || r.peak == sfc_pack_lower_bound(&part);
     if (r.peak > out->peak || k == 0) {
       out->peak = r.peak;
       out->algorithm = r.algorithm;

@@ -2,7 +2,8 @@
  *
  * Both load the plan through the runtime's reader, which validates the file on its
  * own (structure, CRCs, references, overlaps); verify then runs the compiler's
- * independent verifier (verify.c) and the budget check on top. */
+ * independent verifier (verify.c) and the budget check on top. inspect --svg draws
+ * the device arena with svg.c. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +12,29 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "pack.h"
 #include "sfc/plan_reader.h"
+#include "svg.h"
 #include "units.h"
 #include "verify.h"
 
 /* ---- inspect ------------------------------------------------------------------ */
 
 static const char inspect_help[] =
-    "usage: sfc inspect PLAN [--json] [--blocks] [--steps]\n"
+    "usage: sfc inspect PLAN [--json] [--blocks] [--steps] [--svg OUT.svg]\n"
     "\n"
     "Shows what a plan holds: header, source graph, arena sizes, section counts;\n"
     "--blocks lists every device block (tensor, offset, bytes, live steps), --steps\n"
     "every step with its op. --json prints one JSON object instead: arena_bytes,\n"
     "host_arena_bytes, budget_bytes, alignment, graph, profile, counts, and the\n"
-    "arrays tensors, blocks and steps (always complete).\n"
+    "arrays tensors, blocks and steps (always complete). --svg OUT.svg also writes a\n"
+    "picture of the device arena: steps on x, offset on y, one rectangle per block,\n"
+    "the lower bound and the arena size as lines.\n"
     "\n"
     "example:\n"
     "  sfc inspect cnn.plan --blocks\n"
-    "  sfc inspect cnn.plan --json | python3 -m json.tool\n";
+    "  sfc inspect cnn.plan --json | python3 -m json.tool\n"
+    "  sfc inspect cnn.plan --svg cnn.svg\n";
 
 static const char *block_flags(uint32_t f, char *buf, size_t cap) {
   snprintf(buf, cap, "%s%s%s", f & SFC_BLOCK_PERSISTENT ? "persistent " : "",
@@ -150,13 +156,50 @@ static cJSON *to_json(const sfc_plan_view_t *v) {
   return root;
 }
 
+/* The device blocks as a packing (steps [first, last + 1)), drawn by svg.c. */
+static sfc_status_t write_svg(const char *out, const char *path, const sfc_plan_view_t *v,
+                              sfc_error_t *err) {
+  uint32_t n = v->block_count;
+  sfc_pack_block_t *b = calloc(n ? n : 1, sizeof *b);
+  const char **names = calloc(n ? n : 1, sizeof *names);
+  if (!b || !names) {
+    free(b);
+    free(names);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory drawing %s", path);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const sfc_plan_block_t *x = &v->blocks[i];
+    b[i] = (sfc_pack_block_t){.size = x->bytes,
+                              .start = x->first_step,
+                              .end = (int64_t)x->last_step + 1,
+                              .offset = x->offset};
+    names[i] = sfc_plan_string(v, v->tensors[x->tensor].name);
+  }
+  char title[512];
+  snprintf(title, sizeof title, "%s: %s, arena %" PRIu64 " B", path,
+           sfc_plan_string(v, v->meta.graph_name), v->header.arena_bytes);
+  sfc_svg_packing_t pic = {.blocks = b,
+                           .names = names,
+                           .count = n,
+                           .lower_bound = v->meta.lower_bound_bytes,
+                           .title = title};
+  sfc_status_t st = sfc_svg_write_file(out, &pic, err);
+  free(b);
+  free(names);
+  return st;
+}
+
 static int run_inspect(int argc, char **argv) {
-  const char *path = NULL;
+  const char *path = NULL, *svg = NULL, *value;
   bool json = false, blocks = false, steps = false;
   for (int i = 1; i < argc; i++) {
     if (sfc_cli_is_help(argv[i]))
       return sfc_cli_print_help(&sfc_cmd_inspect);
-    if (strcmp(argv[i], "--json") == 0)
+    if (sfc_cli_option(argc, argv, &i, "--svg", NULL, &value)) {
+      if (!value)
+        return sfc_cli_usage("inspect", "option '--svg' needs a value");
+      svg = value;
+    } else if (strcmp(argv[i], "--json") == 0)
       json = true;
     else if (strcmp(argv[i], "--blocks") == 0)
       blocks = true;
@@ -191,6 +234,8 @@ static int run_inspect(int argc, char **argv) {
   } else {
     print_text(path, v, blocks, steps);
   }
+  if (svg && rc == SFC_EXIT_OK && write_svg(svg, path, v, &err) != SFC_OK)
+    rc = sfc_cli_fail(&err);
   sfcrt_plan_destroy(plan);
   return rc;
 }

@@ -5,6 +5,8 @@
  *   sim            virtual clocks (the compiler's predictor; target >= 10^6 steps/s)
  *   host           real host arena, no integrity: the interpreter's own cost per step
  *                  (the framework launches nothing); copies only where the plan swaps
+ *                  (the default run adds seeded random swap plans, rt_plans.h: copies
+ *                  on worker threads, events between them and the caller's thread)
  *   host+integrity fill/check patterns of every tensor (cost grows with bytes)
  *
  *   cmake --build build --target bench_rt_replay
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "plan_builder.h"
+#include "rt_plans.h"
 #include "sfcrt.h"
 
 static double now_s(void) {
@@ -83,6 +86,24 @@ int main(int argc, char **argv) {
     sfcrt_plan_destroy(plan);
     free(data);
     pb_free(b);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      b = pb_new();
+      rt_gen_t g;
+      rt_random_plan(b, &g, seed, 0);
+      pb_write(b, &data, &n);
+      if (sfcrt_plan_load_buffer(data, n, NULL, &plan, &err) != SFC_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+      }
+      char label[64];
+      snprintf(label, sizeof label, "random swaps s%llu (%u st, %u sw)", (unsigned long long)seed,
+               sfcrt_plan_view(plan)->step_count, sfcrt_plan_view(plan)->swap_count);
+      rc |= bench(label, plan, "sim", 0, 0.3);
+      rc |= bench(label, plan, "host", 0, 0.3);
+      sfcrt_plan_destroy(plan);
+      free(data);
+      pb_free(b);
+    }
   }
   for (int i = 1; i < argc; i++) {
     sfcrt_plan_t *plan;

@@ -30,4 +30,42 @@ typedef enum rt_swap_variant {
 /* Appends the swap plan, broken as `variant` says, to an empty builder. */
 void rt_swap_plan(pb_t *b, int variant);
 
+/* Seeded random swap plans (test_rt_random.c, bench_rt_replay.c).
+ *
+ * Generator (per seed, xorshift64*): n ops in a chain; op k reads t(k-1) and, half the
+ * time, a random older tensor (a skip connection), and writes t(k) of 1..256 bytes.
+ * Each tensor is resident from its producer to its last reader, except that a gap of
+ * at least 3 steps between two consecutive uses is, half the time, spent on the host:
+ * swap-out issued right after the earlier use (waiting for it), swap-in issued at a
+ * random step before the later use (waiting for the swap-out), and the later use waits
+ * for the swap-in. Residencies get 256-byte slots first-fit by start step, so slots are
+ * reused by other tensors; whoever writes a reused slot first (a step or a swap-in)
+ * waits for the previous occupant's swap-out, and a swap-in also for the previous
+ * occupant's last step. Every plan goes through the reader's validator before replay.
+ */
+#define RT_MAX_N   48
+#define RT_MAX_RES (4 * RT_MAX_N)
+#define RT_SLOT    256
+
+typedef struct rt_res {
+  uint32_t tensor, first, last; /* steps */
+  int swapped_in;               /* filled by a swap-in issued before `first` */
+  uint32_t out_after;           /* swapped out after `last` (its swap-out issue step), or 0 */
+  uint32_t slot, block, swap_in, swap_out;
+  int prev;              /* previous occupant residency of the slot, -1 none */
+  uint32_t first_reader; /* the first step that uses this residency */
+} rt_res_t;
+
+typedef struct rt_gen {
+  uint32_t n;
+  uint32_t reads[RT_MAX_N][2], read_count[RT_MAX_N];
+  rt_res_t res[RT_MAX_RES];
+  uint32_t res_count;
+  uint32_t victim_step; /* the first step whose swap-in wait is essential, or NONE */
+} rt_gen_t;
+
+/* Builds the random plan of `seed` into an empty builder; when `broken`, leaves out
+ * the wait of g->victim_step for its swap-in (when the seed has such a step). */
+void rt_random_plan(pb_t *b, rt_gen_t *g, uint64_t seed, int broken);
+
 #endif /* SFC_TEST_RT_PLANS_H */

@@ -58,6 +58,9 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
   sfcrt_options_init(&opt);
   opt.device = "cuda";
   opt.cuda.mode = mode;
+  rt_counting_t count = {0}; /* proves: no heap allocation during the iterations */
+  sfc_allocator_t counting = {rt_counting_fn, &count};
+  opt.alloc = &counting;
   sfcrt_session_t *s = NULL;
   sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);
   if (st == SFC_ERR_UNAVAILABLE) {
@@ -91,7 +94,7 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
                    SFC_OK);
       written[t] = 1;
     }
-  long mismatches = 0, checked = 0;
+  long mismatches = 0, checked = 0, calls_before = count.calls;
   for (uint64_t it = 0; it < 3 && !mismatches; it++) {
     CHECK_EQ_U64(sfcrt_iteration_begin(s, &err), SFC_OK);
     const sfcrt_step_t *step;
@@ -143,6 +146,8 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
   }
   CHECK_EQ_U64(mismatches, 0);
   CHECK(checked > 0);
+  CHECK(calls_before > 0);                     /* the session allocated through it */
+  CHECK_EQ_U64(count.calls - calls_before, 0); /* 0 allocations in 3 iterations */
   sfcrt_stats_t stats;
   sfcrt_session_stats(s, &stats);
   CHECK_EQ_U64(stats.iterations, 3);
@@ -156,6 +161,7 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
          name, mode == SFCRT_CUDA_VA ? "va" : "arena", v->step_count, v->swap_count, checked,
          (unsigned long long)stats.bytes_swapped_out, (unsigned long long)stats.arena_bytes);
   sfcrt_session_destroy(s);
+  CHECK_EQ_U64(count.live_blocks, 0); /* the session and the device freed everything */
   for (uint32_t t = 0; t < nt; t++)
     if (ext[t])
       drv.fn.cuMemFree(ext[t]);

@@ -9,6 +9,7 @@
  * peak_flops times ops without a measured time. O(steps + swaps + deps).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,10 @@ typedef struct sim_report {
   uint32_t top_count;
 } sim_report_t;
 
+static double ns(double us) {
+  return round(us * 1e3);
+}
+
 static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *opt, sim_report_t *r,
                              uint32_t top_n, sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
@@ -51,14 +56,15 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
   if (st == SFC_OK) {
     sfcrt_session_stats(s, &r->st);
     const double *stall = r->st.step_stall_us;
-    /* Top N by stall (ties: earlier step first): insertion into a short sorted list. */
+    /* Top N by stall rounded to the nanosecond (so floating-point noise cannot reorder
+     * equal stalls; ties: earlier step first): insertion into a short sorted list. */
     r->top_count = 0;
     for (uint32_t k = 0; k < r->st.step_count && stall; k++) {
-      double v = stall[k];
-      if (v <= 0 || (r->top_count == top_n && (top_n == 0 || stall[r->top[top_n - 1]] >= v)))
+      double v = ns(stall[k]);
+      if (v <= 0 || (r->top_count == top_n && (top_n == 0 || ns(stall[r->top[top_n - 1]]) >= v)))
         continue;
       uint32_t i = r->top_count < top_n ? r->top_count++ : top_n - 1;
-      while (i > 0 && stall[r->top[i - 1]] < v) {
+      while (i > 0 && ns(stall[r->top[i - 1]]) < v) {
         r->top[i] = r->top[i - 1];
         i--;
       }

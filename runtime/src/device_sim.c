@@ -8,14 +8,18 @@
  *    (>= 0), else flops / options.sim.flops_per_s when both are > 0, else
  *    options.sim.default_op_us (default 0).
  *  - copy of b bytes on engine q: starts at the engine's clock (after its waits),
- *    takes latency + b / bw(q); when the other engine is still busy at that start,
- *    the bandwidth is bw(q) * duplex_factor (shared link). Bandwidths, latency and
- *    duplex factor come from options.sim when > 0, else from the plan's META.
+ *    takes the latency, then moves its bytes at bw(q), except while the other engine
+ *    is moving data (its earlier copies' intervals), when the rate is bw(q) *
+ *    duplex_factor (a shared link). The earlier copy is not re-timed (it was placed
+ *    first), so the model charges the overlap to the copy issued later. Bandwidths,
+ *    latency and duplex factor come from options.sim when > 0, else from the META.
  *  - event_record(q, e) stamps e with q's clock; queue_wait(q, e) advances q's clock
  *    to at least that stamp.
  *  - predicted iteration time = max of the three clocks at iteration_end.
- * Deterministic (no time source, no threads) and O(1) per call; the per-op times
- * are precomputed at create. Memory: op_count + event_count + step_count doubles.
+ * Deterministic (no time source, no threads). The per-op times are precomputed at
+ * create; a copy scans the other engine's intervals with a cursor,
+ * so an iteration costs O(steps + deps + swaps). Memory: op_count + event_count +
+ * step_count + 4 * swap_count doubles.
  */
 #include <math.h>
 #include <string.h>
@@ -34,6 +38,11 @@ typedef struct sim {
   double compute_us;              /* this iteration */
   double pending_stall;           /* waits before the next step_begin */
   double bw[SFCRT_QUEUE_COUNT];   /* bytes per microsecond, [H2D] and [D2H] */
+  /* data-transfer intervals of this iteration per copy engine, in issue order (so
+   * sorted): [lo, hi) us. scan[q]: first interval of the other engine that may still
+   * overlap a copy on q (copies on one engine start in nondecreasing time). */
+  double *lo[SFCRT_QUEUE_COUNT], *hi[SFCRT_QUEUE_COUNT]; /* [swap_count] for H2D, D2H */
+  uint32_t n[SFCRT_QUEUE_COUNT], scan[SFCRT_QUEUE_COUNT];
   double duplex, latency_us;
   /* last completed iteration */
   double last_iter_us, last_compute_us, last_busy[SFCRT_QUEUE_COUNT];
@@ -53,6 +62,10 @@ static void sim_destroy(void *self) {
   sfc_free(d->alloc, d->op_us, (v->op_count ? v->op_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->event_us, (d->event_count ? d->event_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->step_stall, (v->step_count ? v->step_count : 1) * sizeof(double));
+  for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
+    sfc_free(d->alloc, d->lo[q], (v->swap_count ? v->swap_count : 1) * sizeof(double));
+    sfc_free(d->alloc, d->hi[q], (v->swap_count ? v->swap_count : 1) * sizeof(double));
+  }
   sfc_free(d->alloc, d, sizeof *d);
 }
 
@@ -69,7 +82,12 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->op_us = sfc_calloc(cfg->alloc, v->op_count ? v->op_count : 1, sizeof(double));
   d->event_us = sfc_calloc(cfg->alloc, d->event_count ? d->event_count : 1, sizeof(double));
   d->step_stall = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
-  if (!d->op_us || !d->event_us || !d->step_stall) {
+  for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
+    d->lo[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
+    d->hi[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
+  }
+  if (!d->op_us || !d->event_us || !d->step_stall || !d->lo[SFCRT_QUEUE_H2D] ||
+      !d->hi[SFCRT_QUEUE_H2D] || !d->lo[SFCRT_QUEUE_D2H] || !d->hi[SFCRT_QUEUE_D2H]) {
     sim_destroy(d);
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim: out of memory (clock tables)");
   }
@@ -113,22 +131,55 @@ static sfc_status_t sim_iteration_begin(void *self, uint64_t iteration, sfc_erro
   sim_t *d = self;
   memset(d->clock, 0, sizeof d->clock);
   memset(d->busy, 0, sizeof d->busy);
+  memset(d->n, 0, sizeof d->n);
+  memset(d->scan, 0, sizeof d->scan);
   d->compute_us = 0;
   d->pending_stall = 0;
   return SFC_OK;
 }
 
+/* A copy of c->bytes on engine q: latency, then the data at the full bandwidth except
+ * while the other engine is transferring, when it runs at bandwidth * duplex. */
 static sfc_status_t sim_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c, sfc_error_t *err) {
   (void)err;
   sim_t *d = self;
-  sfcrt_queue_t other = q == SFCRT_QUEUE_H2D ? SFCRT_QUEUE_D2H : SFCRT_QUEUE_H2D;
-  double start = d->clock[q];
-  double bw = d->bw[q];
-  if (d->clock[other] > start)
-    bw *= d->duplex;
-  double dur = d->latency_us + (bw > 0 ? (double)c->bytes / bw : 0.0);
-  d->clock[q] = start + dur;
-  d->busy[q] += dur;
+  sfcrt_queue_t o = q == SFCRT_QUEUE_H2D ? SFCRT_QUEUE_D2H : SFCRT_QUEUE_H2D;
+  double start = d->clock[q], t = start + d->latency_us, left = (double)c->bytes;
+  double full = d->bw[q], shared = d->bw[q] * d->duplex;
+  uint32_t i = d->scan[q];
+  while (i < d->n[o] && d->hi[o][i] <= t)
+    i++;
+  d->scan[q] = i;
+  double data_start = t;
+  while (left > 0 && full > 0) {
+    if (i == d->n[o]) { /* the other engine is idle from t on */
+      t += left / full;
+      break;
+    }
+    double a = d->lo[o][i], b = d->hi[o][i];
+    if (a > t) { /* full rate until the other engine starts */
+      if (full * (a - t) >= left) {
+        t += left / full;
+        break;
+      }
+      left -= full * (a - t);
+      t = a;
+    }
+    if (shared * (b - t) >= left) {
+      t += left / shared;
+      break;
+    }
+    left -= shared * (b - t);
+    t = b;
+    i++;
+  }
+  if (t > data_start && d->n[q] < d->plan->swap_count) {
+    d->lo[q][d->n[q]] = data_start;
+    d->hi[q][d->n[q]] = t;
+    d->n[q]++;
+  }
+  d->clock[q] = t;
+  d->busy[q] += t - start;
   return SFC_OK;
 }
 

@@ -128,6 +128,87 @@ static void test_sim_by_hand(void) {
   pb_free(b);
 }
 
+/* Duplex: 1000-byte copies at 1000 B/us, latency 0, duplex 0.5, ops 10 us.
+ *   step 0 writes q [0,10]; swap-out q waits it: D2H [10,11]
+ *   step 1 writes p [10,20]; before step 2: swap-out p waits step 1: D2H [20,21];
+ *   swap-in q waits step 1 too: H2D from 20, sharing the link with p's swap-out until
+ *   21 (500 bytes at 500 B/us), then 500 bytes alone (0.5 us): [20,21.5]
+ *   step 2 [20,30]; step 3 reads q and r, writes d [30,40]: no stall.
+ * The old "is the other engine's clock ahead" rule would have charged 2 us. */
+static void duplex_plan(pb_t *b) {
+  uint32_t x = pb_tensor(b, "x", 64, SFC_KIND_INPUT);
+  uint32_t q = pb_tensor(b, "q", 1000, SFC_KIND_ACTIVATION);
+  uint32_t p = pb_tensor(b, "p", 1000, SFC_KIND_ACTIVATION);
+  uint32_t r = pb_tensor(b, "r", 1000, SFC_KIND_ACTIVATION);
+  uint32_t d = pb_tensor(b, "d", 1000, SFC_KIND_OUTPUT);
+  uint32_t op0 = pb_op(b, "make_q", PB_LIST(x), PB_LIST(q));
+  uint32_t op1 = pb_op(b, "make_p", PB_LIST(x), PB_LIST(p));
+  uint32_t op2 = pb_op(b, "make_r", PB_LIST(x), PB_LIST(r));
+  uint32_t op3 = pb_op(b, "join", PB_LIST(q, r), PB_LIST(d));
+  uint32_t X = pb_block(b, x, 0, 64, 0, 3, SFC_BLOCK_PERSISTENT);
+  uint32_t Q1 = pb_block(b, q, 64, 1024, 0, 0, 0);
+  uint32_t P = pb_block(b, p, 1088, 1024, 1, 1, 0);
+  uint32_t R = pb_block(b, r, 2112, 1024, 2, 3, 0);
+  uint32_t Q2 = pb_block(b, q, 64, 1024, 2, 3, SFC_BLOCK_SWAPPED_IN);
+  uint32_t D = pb_block(b, d, 1088, 1024, 3, 3, 0);
+  uint32_t HQ = pb_host_block(b, q, 0, 1024, 1, 3);
+  uint32_t HP = pb_host_block(b, p, 1024, 1024, 2, 3);
+  uint32_t s0 = pb_step(b, op0, PB_LIST(X, Q1));
+  uint32_t s1 = pb_step(b, op1, PB_LIST(X, P));
+  pb_step(b, op2, PB_LIST(X, R));
+  uint32_t s3 = pb_step(b, op3, PB_LIST(Q2, R, D));
+  uint32_t out_q = pb_swap(b, SFC_SWAP_OUT, Q1, HQ, 1);
+  uint32_t out_p = pb_swap(b, SFC_SWAP_OUT, P, HP, 2);
+  uint32_t in_q = pb_swap(b, SFC_SWAP_IN, Q2, HQ, 2);
+  pb_dep(b, SFC_NODE_SWAP, out_q, SFC_NODE_STEP, s0);
+  pb_dep(b, SFC_NODE_SWAP, out_p, SFC_NODE_STEP, s1);
+  pb_dep(b, SFC_NODE_SWAP, in_q, SFC_NODE_SWAP, out_q);
+  pb_dep(b, SFC_NODE_SWAP, in_q, SFC_NODE_STEP, s1);
+  pb_dep(b, SFC_NODE_STEP, s3, SFC_NODE_SWAP, in_q);
+  pb_dep(b, SFC_NODE_STEP, s3, SFC_NODE_SWAP, out_p); /* d reuses p's bytes */
+  pb_fit_arenas(b);
+  sfc_plan_meta_t *m = pb_meta(b);
+  m->h2d_bytes_per_s = m->d2h_bytes_per_s = 1e9;
+  m->duplex_factor = 0.5;
+  m->copy_latency_s = 0;
+}
+
+static void test_sim_duplex(void) {
+  pb_t *b = pb_new();
+  duplex_plan(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_stats_t st;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
+  CHECK_NEAR(st.h2d_busy_us, 1.5, 1e-12);
+  CHECK_NEAR(st.d2h_busy_us, 2.0, 1e-12);
+  CHECK_NEAR(st.predicted_iteration_us, 40, 1e-12);
+  CHECK_EQ_U64(st.stalls, 0);
+  /* ops free: step 3 starts at 0 but waits the swap-in (ends 21.5): stall 21.5 */
+  for (uint32_t i = 0; i < 4; i++)
+    pb_op_at(b, i)->time_us = 0;
+  sfcrt_plan_destroy(plan);
+  plan = rt_load(b);
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 1, &st, &err), err);
+  /* all at 0: out_q [0,1], out_p [1,2] (engine busy), in_q waits out_q (1): shares
+   * [1,2] (500 B), then 500 B alone: [1,2.5]; step 3 stalls 2.5 */
+  CHECK_NEAR(st.h2d_busy_us, 1.5, 1e-12);
+  CHECK_NEAR(st.predicted_iteration_us, 2.5, 1e-12);
+  CHECK_NEAR(st.stall_us, 2.5, 1e-12);
+  /* and the plan is correct: integrity on host with each queue slowed */
+  for (int q = 0; q < 3; q++) {
+    sfcrt_options_init(&opt);
+    opt.host.integrity = 1;
+    opt.host.delay_us[q] = 2000;
+    CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, NULL, &err), err);
+  }
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
 /* Per-step stalls stay readable while the session lives. */
 static void test_sim_step_stalls(void) {
   pb_t *b = pb_new();
@@ -334,6 +415,7 @@ static void test_no_allocation_per_iteration(void) {
 int main(void) {
   RUN(test_walk_example_full);
   RUN(test_sim_by_hand);
+  RUN(test_sim_duplex);
   RUN(test_sim_step_stalls);
   RUN(test_swap_at_end);
   RUN(test_misuse);

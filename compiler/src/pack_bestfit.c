@@ -17,8 +17,12 @@
  * by start, a merge-sort tree over that order whose every node keeps its blocks
  * sorted by end with a max-segment tree over their preference scores (0 once
  * placed). A query covers the start range with O(log n) nodes and in each takes
- * a prefix maximum over the blocks that end by r: O(log^2 n); a placement clears
- * the block in its O(log n) nodes: O(log^2 n). Every placement adds at most two
+ * a prefix maximum over the blocks that end by r: O(log^2 n), skipped when a
+ * min-tree of end times over the start order says nothing in the range ends by
+ * r (O(log n): most lines that get lifted). A placement clears the block in its
+ * O(log n) nodes, found through a per-level position index: O(log^2 n) at most,
+ * usually less (an update stops where the maximum does not change). Every
+ * placement adds at most two
  * lines and every lift removes at least one, so there are O(n) steps:
  * O(n log^2 n) time, O(n log n) memory.
  */
@@ -36,7 +40,9 @@ typedef struct rtree {
   uint32_t n, levels;
   uint64_t **key;
   uint32_t **tree;
-  uint32_t *start; /* [n] start rank at each position */
+  uint32_t **at;     /* at[d][p]: index in level d of the block at start position p */
+  uint32_t *start;   /* [n] start rank at each position */
+  uint32_t *min_end; /* [2n] min-tree of end ranks over positions, UINT32_MAX once placed */
 } rtree_t;
 
 typedef struct seg {
@@ -147,8 +153,12 @@ static void rtree_free(rtree_t *t) {
     free(t->key[d]);
   for (uint32_t d = 0; t->tree && d < t->levels; d++)
     free(t->tree[d]);
+  for (uint32_t d = 0; t->at && d < t->levels; d++)
+    free(t->at[d]);
   free(t->key);
   free(t->tree);
+  free(t->at);
+  free(t->min_end);
   free(t->start);
 }
 
@@ -167,37 +177,77 @@ static bool rtree_build(rtree_t *t, const uint64_t *pos_key, uint32_t n) {
     t->levels++;
   t->key = calloc(t->levels, sizeof *t->key);
   t->tree = calloc(t->levels, sizeof *t->tree);
-  if (!t->key || !t->tree)
+  t->at = calloc(t->levels, sizeof *t->at);
+  uint32_t *orig = malloc(2 * (size_t)n * sizeof *orig); /* start position per index */
+  if (!t->key || !t->tree || !t->at || !orig) {
+    free(orig);
     return false;
+  }
   for (uint32_t d = 0; d < t->levels; d++) {
     t->key[d] = malloc(n * sizeof(uint64_t));
     t->tree[d] = malloc(2 * (size_t)n * sizeof(uint32_t));
-    if (!t->key[d] || !t->tree[d])
+    t->at[d] = malloc(n * sizeof(uint32_t));
+    if (!t->key[d] || !t->tree[d] || !t->at[d]) {
+      free(orig);
       return false;
+    }
     uint64_t *k = t->key[d];
-    uint32_t run = UINT32_C(1) << d;
+    uint32_t run = UINT32_C(1) << d, *og = orig + (d & 1) * (size_t)n;
     if (d == 0) {
       memcpy(k, pos_key, n * sizeof *k);
+      for (uint32_t p = 0; p < n; p++)
+        og[p] = p;
     } else {
       const uint64_t *src = t->key[d - 1];
+      const uint32_t *so = orig + ((d - 1) & 1) * (size_t)n;
       uint32_t half = run / 2;
       for (uint32_t x = 0; x < n; x += run) {
         uint32_t a = x, am = x + half < n ? x + half : n, b = am, bm = x + run < n ? x + run : n;
         uint32_t o = x;
-        while (a < am && b < bm)
-          k[o++] = src[a] < src[b] ? src[a++] : src[b++];
-        while (a < am)
-          k[o++] = src[a++];
-        while (b < bm)
-          k[o++] = src[b++];
+        while (a < am && b < bm) {
+          uint32_t from = src[a] < src[b] ? a++ : b++;
+          og[o] = so[from];
+          k[o++] = src[from];
+        }
+        for (; a < am; a++, o++) {
+          og[o] = so[a];
+          k[o] = src[a];
+        }
+        for (; b < bm; b++, o++) {
+          og[o] = so[b];
+          k[o] = src[b];
+        }
       }
     }
+    for (uint32_t i = 0; i < n; i++)
+      t->at[d][og[i]] = i;
     for (uint32_t x = 0; x < n; x += run) {
       uint32_t m = x + run < n ? run : n - x;
       build_tree(t->tree[d] + 2 * (size_t)x, k + x, m, n);
     }
   }
+  free(orig);
   return true;
+}
+
+/* The smallest end rank of an unplaced block at start positions [lo, hi): when it
+ * is past the line's end nothing fits and the O(log^2 n) query is skipped (most
+ * lines that get lifted). O(log n). */
+static uint32_t rtree_min_end(const rtree_t *t, uint32_t lo, uint32_t hi) {
+  uint32_t best = UINT32_MAX;
+  for (lo += t->n, hi += t->n; lo < hi; lo >>= 1, hi >>= 1) {
+    if (lo & 1) {
+      if (t->min_end[lo] < best)
+        best = t->min_end[lo];
+      lo++;
+    }
+    if (hi & 1) {
+      hi--;
+      if (t->min_end[hi] < best)
+        best = t->min_end[hi];
+    }
+  }
+  return best;
 }
 
 /* Max score over the blocks at start positions [lo, hi) whose end rank <= r. */
@@ -240,24 +290,27 @@ static uint32_t rtree_query(const rtree_t *t, uint32_t lo, uint32_t hi, uint32_t
   return best;
 }
 
-static void rtree_erase(rtree_t *t, uint32_t pos, uint64_t key) {
+static void rtree_erase(rtree_t *t, uint32_t pos) {
+  uint32_t *me = t->min_end;
+  me[t->n + pos] = UINT32_MAX;
+  for (uint32_t i = (t->n + pos) >> 1; i >= 1; i >>= 1) {
+    uint32_t v = me[2 * i] < me[2 * i + 1] ? me[2 * i] : me[2 * i + 1];
+    if (me[i] == v)
+      break;
+    me[i] = v;
+  }
   for (uint32_t d = 0; d < t->levels; d++) {
     uint32_t run = UINT32_C(1) << d, x = pos & ~(run - 1);
     uint32_t m = x + run < t->n ? run : t->n - x;
-    const uint64_t *k = t->key[d] + x;
-    uint32_t a = 0, b = m;
-    while (a < b) {
-      uint32_t mid = a + (b - a) / 2;
-      if (k[mid] < key)
-        a = mid + 1;
-      else
-        b = mid;
-    }
     uint32_t *tr = t->tree[d] + 2 * (size_t)x;
-    uint32_t i = m + a;
+    uint32_t i = m + (t->at[d][pos] - x);
     tr[i] = 0;
-    for (i >>= 1; i >= 1; i >>= 1)
-      tr[i] = tr[2 * i] > tr[2 * i + 1] ? tr[2 * i] : tr[2 * i + 1];
+    for (i >>= 1; i >= 1; i >>= 1) {
+      uint32_t v = tr[2 * i] > tr[2 * i + 1] ? tr[2 * i] : tr[2 * i + 1];
+      if (tr[i] == v)
+        break; /* the maxima above are unchanged too */
+      tr[i] = v;
+    }
   }
 }
 
@@ -368,10 +421,17 @@ sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *p, const uint32_t *gi
   if (!rtree_build(&t, pos_key, un))
     goto oom;
   t.start = malloc(n * sizeof *t.start);
-  if (!t.start)
+  t.min_end = malloc(2 * n * sizeof *t.min_end);
+  if (!t.start || !t.min_end)
     goto oom;
-  for (uint32_t k = 0; k < un; k++)
+  for (uint32_t k = 0; k < un; k++) {
     t.start[k] = s_rank[sk[k].id];
+    t.min_end[un + k] = e_rank[sk[k].id];
+  }
+  t.min_end[0] = UINT32_MAX;
+  for (uint32_t i = un - 1; i >= 1; i--)
+    t.min_end[i] =
+        t.min_end[2 * i] < t.min_end[2 * i + 1] ? t.min_end[2 * i] : t.min_end[2 * i + 1];
 
   if (!push_seg(&s, new_seg(&s, 0, 0, (uint32_t)(nt - 1))))
     goto oom;
@@ -407,7 +467,8 @@ sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *p, const uint32_t *gi
       }
       hi = x;
     }
-    uint32_t score = lo < hi ? rtree_query(&t, lo, hi, g->r) : 0;
+    uint32_t score =
+        lo < hi && rtree_min_end(&t, lo, hi) <= g->r ? rtree_query(&t, lo, hi, g->r) : 0;
     if (score == 0) { /* nothing fits: lift the line to its lower neighbour */
       uint32_t pv = g->prev, nx = g->next;
       if (pv == NIL && nx == NIL) {
@@ -425,7 +486,7 @@ sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *p, const uint32_t *gi
     }
     uint32_t bi = byrank[un - score];
     sfc_pack_block_t *b = &p->blocks[bi];
-    rtree_erase(&t, pos[bi], ((uint64_t)e_rank[bi] << 32) | rank[bi]);
+    rtree_erase(&t, pos[bi]);
     left--;
     b->offset = g->h;
     if (b->offset + b->size > out->peak)

@@ -25,7 +25,9 @@
  *      left.
  *
  * Time: steps 1–3 share half of opt->time_limit_s (default 10 s), step 4 the
- * rest. Each best-fit run is O(n log^2 n); each greedy run O(sum k log k).
+ * rest; a run starts only when it is expected to end in time (the first best-fit
+ * run always does, so a result exists). Each best-fit run is O(n log^2 n); each
+ * greedy run O(sum k log k).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,9 +175,15 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
   sfc_status_t st = SFC_OK;
   if (!tmp)
     goto oom;
-  /* 1. best-fit under four preferences */
+  /* 1. best-fit under four preferences; the first always runs, the others only
+   * when one more run (as long as the first took) ends before the deadline */
   bool bf_ok = true;
+  double bf_cost = 0;
+  int last_k = -1;
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b) && bf_ok; k++) {
+    double t = now_s();
+    if (k > 0 && t + bf_cost > deadline)
+      break;
     chain_t *c = &ch[k];
     if (!(c->order = malloc(n * sizeof *c->order)))
       goto oom;
@@ -194,15 +202,18 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     keep(b, p, &r);
     c->peak = r.peak;
     c->alive = true;
+    last_k = k;
+    if (k == 0)
+      bf_cost = now_s() - t;
   }
   /* 2. re-pack chains, the lowest peak first */
-  chain_t *last = bf_ok ? &ch[SFC_PACK_ORDER_COUNT - 1] : NULL;
-  while (!done(b) && now_s() < deadline) {
+  chain_t *last = last_k >= 0 ? &ch[last_k] : NULL;
+  while (!done(b)) {
     chain_t *c = NULL;
     for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
       if (ch[k].alive && (!c || ch[k].peak < c->peak))
         c = &ch[k];
-    if (!c)
+    if (!c || now_s() + bf_cost * (c == last ? 1 : 2) > deadline)
       break;
     if (c != last) { /* p holds another chain's packing: re-pack from c's order */
       sfc_pack_result_t r = {0};

@@ -291,7 +291,7 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     ip.msg_lev = GLP_MSG_OFF;
     ip.presolve = GLP_OFF;
     ip.gmi_cuts = GLP_ON;
-    ip.mir_cuts = GLP_ON;
+    ip.mir_cuts = GLP_OFF; /* see the header */
     ip.cov_cuts = GLP_ON;
     ip.clq_cuts = GLP_ON;
     ip.tol_int = 1e-9;

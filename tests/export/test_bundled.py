@@ -5,7 +5,9 @@ agrees with the peak PyTorch measured while it was recorded.
     tests/export/test_bundled.py NAME     (SFC = the sfc binary)
 
 Checks, per workload of plans/workloads.tsv that uses the graph:
-  * the file is at most 1.5 MiB and says which batch it was recorded at;
+  * the file is at most 1.5 MiB and says which batch it was recorded at; phases in
+    order, one loss, params and optimizer state, backward_of on every backward op that
+    produces a tensor (but the seed gradient's ones_like);
   * at the recorded batch it compiles under plans/default.yaml, the plan verifies
     (`sfc verify`), and in-core peak <= lower bound <= packed arena;
   * export vs PyTorch: the lower bound / PyTorch's measured peak (the file's
@@ -61,6 +63,17 @@ def main():
     with gzip.open(path, "rt") as f:
         g = json.load(f)
     rec_batch, torch_peak = g["batch"], g["measured"]["torch_peak_bytes"]
+    # structure a regenerated file must keep: one iteration in phase order, one loss,
+    # persistent state declared, every producing backward op linked to its forward op
+    order = {"forward": 0, "loss": 1, "backward": 2, "update": 3}
+    seq = [order[op["phase"]] for op in g["ops"]]
+    check(seq == sorted(seq) and set(seq) == {0, 1, 2, 3}, f"{name}: phases out of order")
+    kinds = [t["kind"] for t in g["tensors"]]
+    check(kinds.count("output") == 1 and "param" in kinds and "optimizer" in kinds,
+          f"{name}: expected one output, params and optimizer state")
+    unlinked = [op["id"] for op in g["ops"] if op["phase"] == "backward" and op["outputs"]
+                and op["type"] != "ones_like" and "backward_of" not in op]
+    check(not unlinked, f"{name}: backward ops without backward_of: {unlinked[:5]}")
     with open(os.path.join(ROOT, "plans", "workloads.tsv")) as f:
         rows = [r for r in csv.reader(f, delimiter="\t")
                 if r and not r[0].startswith("#") and r[1] == f"{name}.json.gz"]

@@ -18,7 +18,7 @@
 
 static const char help[] =
     "usage: sfc pack BLOCKS.csv [--algorithm NAME] [--capacity SIZE] [--alignment N]\n"
-    "                           [--time-limit DURATION] [-o OUT.csv] [--svg OUT.svg] [-v]\n"
+    "                           [--time-limit DUR] [-o OUT.csv] [--svg OUT.svg] [-v] [--list]\n"
     "\n"
     "Packs one dynamic storage allocation instance: every buffer gets an offset so\n"
     "that buffers live at the same time never share a byte, minimising the peak.\n"
@@ -36,7 +36,6 @@ static const char help[] =
     "  -o, --output OUT.csv     write id,lower,upper,size,offset\n"
     "      --svg OUT.svg        write a picture: time on x, offset on y\n"
     "  -v, --verbose            progress on stderr\n"
-    "\n"
     "      --list               list the packers with one line each, and exit\n"
     "\n"
     "packers: auto (best of the heuristics, then the exact ones), best-fit,\n"

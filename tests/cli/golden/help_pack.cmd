@@ -1,0 +1,1 @@
+$SFC help pack

@@ -234,6 +234,31 @@ class TinyMlp(unittest.TestCase):
         compile_json(path)
 
 
+    def test_builder_without_batch(self):
+        """module:callable with no batch= parameter: its own batch (6) is recorded, batch
+        axes by propagation; the input, the linear's output and the log-softmax carry it."""
+        with open(os.path.join(TMP, "fixedb.py"), "w") as f:
+            f.write("import torch\n"
+                    "def make():\n"
+                    "    m = torch.nn.Sequential(torch.nn.Linear(8, 4))\n"
+                    "    return m, ((torch.randn(6, 8),), torch.randint(0, 4, (6,))), "
+                    "torch.nn.functional.cross_entropy\n")
+        out = os.path.join(TMP, "fixedb.json")
+        p = subprocess.run([EXPORT, "fixedb:make", "--batch", "32", "-o", out], capture_output=True,
+                           text=True, cwd=TMP)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("takes no batch=", p.stderr)
+        with open(out) as f:
+            g = json.load(f)
+        self.assertEqual(g["batch"], 6)
+        by_type = {op["type"]: op for op in g["ops"] if op["phase"] in ("forward", "loss")}
+        t = {x["id"]: x for x in g["tensors"]}
+        for typ in ("addmm", "_log_softmax"):
+            self.assertEqual(t[by_type[typ]["outputs"][0]].get("batch_axis"), 0, typ)
+        self.assertEqual([x.get("batch_axis") for x in g["tensors"] if x["name"] == "input.0"], [0])
+        compile_json(out, "--batch", "12")
+
+
 class TinyTransformer(unittest.TestCase):
     def test_folded_batch_axes(self):
         path, g, _ = export("tiny-transformer", 4)

@@ -113,6 +113,7 @@ def resolve(spec, image_size=None, seq_len=None):
             loss_fn = (lambda out, _t: out.float().mean()) if target is None else _first_output_ce
         return m, (tuple(inputs), target), loss_fn
 
+    make.takes_batch = "batch" in _filter_kwargs(builder, {"batch": 1})
     return make
 
 
@@ -303,6 +304,14 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         raise ExportError(f"cannot build '{spec}': {_one_line(e)}") from e
     if not any(p.requires_grad for p in model.parameters()):
         raise ExportError(f"'{spec}' has no trainable parameters: nothing to train")
+    first = next((t for t in example[0] if isinstance(t, torch.Tensor) and t.dim() > 0), None)
+    if not getattr(make, "takes_batch", True) and first is not None and first.shape[0] != batch:
+        if log:  # the builder chose its own batch: record that one
+            log(f"sfc-export: note: '{spec}' takes no batch=; its example has batch "
+                f"{first.shape[0]} (dim 0 of the first input), recorded as the graph's batch")
+        batch = int(first.shape[0])
+    if not getattr(make, "takes_batch", True):
+        probe = False  # it cannot build another batch size: propagation only
     inputs, target = example
 
     def to_dev(ex):
@@ -339,6 +348,13 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
             axes, paired, nonlinear, exact = _batch_axes(rec, rec2, batch, batch2)
             info["probe_batch"] = batch2
             info["axes_source"] = "probe" if exact else "probe (aligned)"
+            if not any(ax >= 0 for ax in axes.values()):
+                # nothing changed size: the builder ignored batch= (or nothing depends on it)
+                axes = {}
+                info["axes_source"] = "propagation"
+                if log:
+                    log(f"sfc-export: warning: no tensor changed size at batch {batch2}; does "
+                        f"'{spec}' honour batch=? batch axes by propagation")
             unpaired = len(rec.tensors) - paired
             if not exact and log:
                 log(f"sfc-export: note: the op sequence differs at batch {batch2} "

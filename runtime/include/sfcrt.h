@@ -82,6 +82,9 @@ typedef enum sfcrt_cuda_mode {
                            chunks unmapped on swap-out and mapped again on swap-in */
 } sfcrt_cuda_mode_t;
 
+/* options.host.lag */
+enum { SFCRT_HOST_LAG_NONE = 0, SFCRT_HOST_LAG_COPIES = 1, SFCRT_HOST_LAG_COMPUTE = 2 };
+
 typedef struct sfcrt_options {
   /* "host" (default when NULL), "sim" or "cuda". */
   const char *device;
@@ -98,6 +101,12 @@ typedef struct sfcrt_options {
      * before each work item, so a missing wait deterministically loses its race.
      * Index by sfcrt queue: 0 compute, 1 H2D, 2 D2H. 0 = no delay. */
     uint32_t delay_us[3];
+    /* Test knob (integrity mode only): SFCRT_HOST_LAG_COPIES holds every copy until
+     * the compute queue has drained or sleeps on a wait; SFCRT_HOST_LAG_COMPUTE holds
+     * every step until both copy queues have drained or sleep on a wait; and in both
+     * the workers start an iteration's work only at iteration_end, when all of it is
+     * queued. A missing wait then loses its race whatever the scheduler does. */
+    int lag;
   } host;
 
   struct {

@@ -24,7 +24,9 @@
  * byte offset, and says whether the bytes are an older version of the same tensor
  * (stale: a lost swap or a missing wait) or something else (overwritten). Test knob:
  * options.host.delay_us[q] sleeps before every copy/check/fill on queue q so the
- * racing side of a missing wait always loses.
+ * racing side of a missing wait loses; options.host.lag makes that independent of
+ * timing: the workers start an iteration only when it is fully queued, and copies
+ * (or steps) run only while the other side has drained or sleeps on a wait.
  *
  * Memory: arena + staging arena + one ring per queue sized for a whole iteration
  * (sum over steps and swaps of deps + 3 commands) + event and version tables, all
@@ -52,8 +54,9 @@ typedef struct cmd {
 typedef struct queue {
   cmd_t *ring; /* [cap] */
   uint32_t cap, head, count;
-  int busy;    /* the worker is executing a command */
-  int started; /* a worker thread runs this queue */
+  int busy;         /* the worker is executing a command */
+  uint32_t waiting; /* the event the worker sleeps on, or SFC_PLAN_NONE */
+  int started;      /* a worker thread runs this queue */
   pthread_t thread;
   uint32_t delay_us;
   struct host *dev;
@@ -74,7 +77,9 @@ typedef struct host {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int sync_init;
-  int waiters; /* threads sleeping on cv for an event */
+  int waiters;  /* threads sleeping on cv for an event */
+  int lag;      /* options.host.lag */
+  int released; /* lag mode: the iteration's work may start (iteration_end) */
   int stop;
   queue_t q[SFCRT_QUEUE_COUNT];
   _Atomic int failed;
@@ -118,16 +123,20 @@ static sfc_status_t report_failure(host_t *d, sfc_error_t *err) {
 
 /* ---- commands -------------------------------------------------------------------- */
 
-static void run_wait(host_t *d, int qi, uint32_t e) {
+static void run_wait(host_t *d, queue_t *q, uint32_t e) {
   if (atomic_load_explicit(&d->event_done[e], memory_order_acquire) == d->tag)
     return;
   double t0 = now_us();
   pthread_mutex_lock(&d->mu);
   d->waiters++;
+  q->waiting = e;
+  if (d->lag) /* a lagging queue may go on now */
+    pthread_cond_broadcast(&d->cv);
   while (atomic_load(&d->event_done[e]) != d->tag && !atomic_load(&d->failed) && !d->stop)
     pthread_cond_wait(&d->cv, &d->mu);
+  q->waiting = SFC_PLAN_NONE;
   d->waiters--;
-  if (qi == SFCRT_QUEUE_COMPUTE) {
+  if (q->index == SFCRT_QUEUE_COMPUTE) {
     d->stalls++;
     d->stall_us += now_us() - t0;
   }
@@ -137,7 +146,7 @@ static void run_wait(host_t *d, int qi, uint32_t e) {
 static void run_record(host_t *d, uint32_t e) {
   pthread_mutex_lock(&d->mu);
   atomic_store_explicit(&d->event_done[e], d->tag, memory_order_release);
-  if (d->waiters)
+  if (d->waiters || d->lag)
     pthread_cond_broadcast(&d->cv);
   pthread_mutex_unlock(&d->mu);
 }
@@ -159,7 +168,7 @@ static void run_cmd(host_t *d, queue_t *q, const cmd_t *c) {
       run_record(d, c->arg);
       break;
     case CMD_WAIT:
-      run_wait(d, q->index, c->arg);
+      run_wait(d, q, c->arg);
       break;
     case CMD_CHECK:
       if (sfcrt_integrity_check_step(&d->check, d->tag, c->arg, c->operands, &e) != SFC_OK)
@@ -171,12 +180,62 @@ static void run_cmd(host_t *d, queue_t *q, const cmd_t *c) {
   }
 }
 
+/* Lag mode (mutex held): must command c on q wait? Copies wait while the compute
+ * queue has work and is not asleep on a wait (LAG_COPIES); steps wait while a copy
+ * queue has work and is not asleep on a wait (LAG_COMPUTE). */
+/* Whether q has work it can do now: queued or running commands, unless it sleeps on
+ * an event that has not completed (checked here, under the mutex run_record holds, so
+ * a queue counts as runnable from the moment its event completes, not from when its
+ * thread wakes up). */
+static int runnable(const host_t *d, const queue_t *q) {
+  if (q->waiting != SFC_PLAN_NONE && atomic_load(&d->event_done[q->waiting]) != d->tag)
+    return 0;
+  return q->count || q->busy;
+}
+
+static int event_queue(const host_t *d, uint32_t e) {
+  const sfc_plan_view_t *v = d->plan;
+  if (e < v->step_count)
+    return SFCRT_QUEUE_COMPUTE;
+  return v->swaps[e - v->step_count].direction == SFC_SWAP_IN ? SFCRT_QUEUE_H2D : SFCRT_QUEUE_D2H;
+}
+
+/* LAG_COPIES: a copy on queue qi may run when compute has drained, or when compute
+ * sleeps on a wait that (through the chain of waits) needs queue qi. Only the queue
+ * compute needs runs, so a copy nobody waits for stays behind every step. */
+static int copy_lagging(const host_t *d, int qi) {
+  const queue_t *k = &d->q[SFCRT_QUEUE_COMPUTE];
+  if (!k->count && !k->busy)
+    return 0;
+  if (runnable(d, k))
+    return 1;
+  int need = event_queue(d, k->waiting);
+  for (int hop = 0; hop < SFCRT_QUEUE_COUNT; hop++) {
+    if (need == qi)
+      return 0;
+    const queue_t *n = &d->q[need];
+    if (need == SFCRT_QUEUE_COMPUTE || n->waiting == SFC_PLAN_NONE ||
+        atomic_load(&d->event_done[n->waiting]) == d->tag)
+      break;
+    need = event_queue(d, n->waiting);
+  }
+  return 1;
+}
+
+static int lagging(const host_t *d, const queue_t *q, const cmd_t *c) {
+  if (d->lag == SFCRT_HOST_LAG_COPIES && c->kind == CMD_COPY)
+    return copy_lagging(d, q->index);
+  if (d->lag == SFCRT_HOST_LAG_COMPUTE && (c->kind == CMD_CHECK || c->kind == CMD_FILL))
+    return runnable(d, &d->q[SFCRT_QUEUE_H2D]) || runnable(d, &d->q[SFCRT_QUEUE_D2H]);
+  return 0;
+}
+
 static void *worker(void *arg) {
   queue_t *q = arg;
   host_t *d = q->dev;
   pthread_mutex_lock(&d->mu);
   for (;;) {
-    while (q->count == 0 && !d->stop)
+    while ((q->count == 0 || (d->lag && !d->released)) && !d->stop)
       pthread_cond_wait(&d->cv, &d->mu);
     if (q->count == 0 && d->stop)
       break;
@@ -184,6 +243,8 @@ static void *worker(void *arg) {
     q->head = (q->head + 1) % q->cap;
     q->count--;
     q->busy = 1;
+    while (d->lag && !d->stop && !atomic_load(&d->failed) && lagging(d, q, &c))
+      pthread_cond_wait(&d->cv, &d->mu);
     pthread_mutex_unlock(&d->mu);
     if (!atomic_load(&d->failed))
       run_cmd(d, q, &c);
@@ -272,6 +333,7 @@ static sfc_status_t host_create_parts(host_t *d, const sfcrt_device_config_t *cf
     queue_t *q = &d->q[i];
     q->dev = d;
     q->index = i;
+    q->waiting = SFC_PLAN_NONE;
     q->delay_us = cfg->options->host.delay_us[i];
     if (!want[i])
       continue;
@@ -299,6 +361,12 @@ static sfc_status_t host_create(const sfcrt_device_config_t *cfg, void **out_sel
   d->plan = cfg->plan;
   d->alloc = cfg->alloc;
   d->integrity = cfg->options->host.integrity != 0;
+  d->lag = cfg->options->host.lag;
+  if (d->lag && (!d->integrity || d->lag < 0 || d->lag > SFCRT_HOST_LAG_COMPUTE)) {
+    sfc_free(cfg->alloc, d, sizeof *d);
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                         "host: options.host.lag must be 1 or 2 and needs integrity mode");
+  }
   d->event_count = cfg->event_count;
   atomic_init(&d->failed, 0);
   sfc_status_t st = host_create_parts(d, cfg, err);
@@ -368,6 +436,7 @@ static sfc_status_t host_iteration_begin(void *self, uint64_t iteration, sfc_err
    * mutex to pop their next command, which this store happens before. */
   pthread_mutex_lock(&d->mu);
   d->tag = iteration + 1;
+  d->released = 0;
   pthread_mutex_unlock(&d->mu);
   return SFC_OK;
 }
@@ -419,6 +488,8 @@ static sfc_status_t host_step_end(void *self, const sfcrt_device_step_t *s, sfc_
 static sfc_status_t host_iteration_end(void *self, sfc_error_t *err) {
   host_t *d = self;
   pthread_mutex_lock(&d->mu);
+  d->released = 1; /* lag mode: the whole iteration is queued, start it */
+  pthread_cond_broadcast(&d->cv);
   for (;;) {
     int idle = 1;
     for (int i = 0; i < SFCRT_QUEUE_COUNT; i++)

@@ -1,8 +1,9 @@
 /* test_rt_integrity.c — hand-built swap plans replayed on `host` in integrity mode:
  * the valid ones pass for several iterations, and each deliberately broken one
  * (built by bypassing the validator, see rt_test_util.h) is caught with a precise
- * SFC_ERR_INTEGRITY message. Broken plans that race use the host device's delay
- * knob so the racing side always loses.
+ * SFC_ERR_INTEGRITY message. Broken plans that race use the host device's lag knob
+ * (options.host.lag), which holds the racing side back as far as the plan's waits
+ * allow, so detection does not depend on timing.
  *
  * The swap plan is described in rt_plans.h.
  */
@@ -21,13 +22,22 @@ static void test_valid_swap_plan(void) {
   CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 4, &st, &err), err);
   CHECK_EQ_U64(st.swaps_in, 4);
   CHECK_EQ_U64(st.bytes_swapped_out, 4 * 256);
-  /* The same plan with every queue slowed in turn: correct deps never race. */
-  for (int q = 0; q < 3; q++) {
+  /* The same plan with every queue slowed in turn, and with copies or steps held
+   * back as far as the waits allow: correct deps never race (nor deadlock). */
+  for (int q = 0; q < 5; q++) {
     sfcrt_options_init(&opt);
     opt.host.integrity = 1;
-    opt.host.delay_us[q] = 2000;
+    if (q < 3)
+      opt.host.delay_us[q] = 2000;
+    else
+      opt.host.lag = q == 3 ? SFCRT_HOST_LAG_COPIES : SFCRT_HOST_LAG_COMPUTE;
     CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, NULL, &err), err);
   }
+  /* lag needs integrity mode */
+  sfcrt_options_init(&opt);
+  opt.host.lag = SFCRT_HOST_LAG_COPIES;
+  CHECK_EQ_I64(rt_replay(sfcrt_plan_view(plan), &opt, 1, NULL, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK_STR_EQ(err.message, "host: options.host.lag must be 1 or 2 and needs integrity mode");
   /* A dependency implied by others may be left out: no false alarm. */
   pb_t *b2 = pb_new();
   rt_swap_plan(b2, RT_NO_WAIT_IN_ON_OUT);
@@ -36,6 +46,11 @@ static void test_valid_swap_plan(void) {
   opt.host.integrity = 1;
   opt.host.delay_us[SFCRT_QUEUE_D2H] = 5000;
   CHECK_OK(rt_replay(sfcrt_plan_view(plan2), &opt, 2, NULL, &err), err);
+  opt.host.delay_us[SFCRT_QUEUE_D2H] = 0;
+  for (int lag = SFCRT_HOST_LAG_COPIES; lag <= SFCRT_HOST_LAG_COMPUTE; lag++) {
+    opt.host.lag = lag;
+    CHECK_OK(rt_replay(sfcrt_plan_view(plan2), &opt, 2, NULL, &err), err);
+  }
   sfcrt_plan_destroy(plan2);
   pb_free(b2);
   /* And without integrity (real copies, no patterns). */
@@ -85,23 +100,25 @@ static void test_swap_cancelled_by_reuse(void) {
 typedef struct broken {
   const char *label;
   int variant;
-  int queue_delayed;      /* -1 none */
+  int lag;                /* options.host.lag: which side of the race is held back */
   sfc_status_t validator; /* what the reader says about the plan */
   const char *message;    /* the meaningful part of the integrity error */
 } broken_t;
 
 static const broken_t broken[] = {
-    {"early reuse: step 1 does not wait for b's swap-out", RT_NO_WAIT_STEP1_ON_OUT, SFCRT_QUEUE_D2H,
-     SFC_OK, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
+    {"early reuse: step 1 does not wait for b's swap-out", RT_NO_WAIT_STEP1_ON_OUT,
+     SFCRT_HOST_LAG_COPIES, SFC_OK,
+     "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
     {"early reuse by a swap-in: it does not wait for step 2", RT_NO_WAIT_IN_ON_STEP2,
-     SFCRT_QUEUE_COMPUTE, SFC_OK,
+     SFCRT_HOST_LAG_COMPUTE, SFC_OK,
      /* the swap-in lands before step 1 fills a over it: b' is lost at step 3 */
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"missing wait: step 3 does not wait for the swap-in", RT_NO_WAIT_STEP3_ON_IN, SFCRT_QUEUE_H2D,
-     SFC_ERR_VERIFY, "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"lost swap: the swap-out copies nothing", RT_LOST_SWAP_OUT, -1, SFC_OK,
+    {"missing wait: step 3 does not wait for the swap-in", RT_NO_WAIT_STEP3_ON_IN,
+     SFCRT_HOST_LAG_COPIES, SFC_ERR_VERIFY,
+     "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
+    {"lost swap: the swap-out copies nothing", RT_LOST_SWAP_OUT, 0, SFC_OK,
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found 0x0000000000000000"},
-    {"overlap: c over x", RT_OVERLAP_C_ON_X, -1, SFC_ERR_VERIFY,
+    {"overlap: c over x", RT_OVERLAP_C_ON_X, 0, SFC_ERR_VERIFY,
      "iteration 0 end: tensor 0 'x' (block 0) byte 0 of 256"},
 };
 
@@ -117,8 +134,7 @@ static void test_broken_plans(void) {
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
     opt.host.integrity = 1;
-    if (r->queue_delayed >= 0)
-      opt.host.delay_us[r->queue_delayed] = 20000;
+    opt.host.lag = r->lag;
     sfc_error_t err;
     sfc_status_t st = rt_replay(v, &opt, 2, NULL, &err);
     CHECK_EQ_I64(st, SFC_ERR_INTEGRITY);

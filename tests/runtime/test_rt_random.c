@@ -1,6 +1,7 @@
 /* test_rt_random.c — seeded random swap plans, valid by construction, replayed on
- * `host` with integrity under random queue delays; then each with one essential wait
- * removed (a step no longer waits for its swap-in) must be caught.
+ * `host` with integrity under random queue delays or either lag mode; then each with
+ * one essential wait removed (a step no longer waits for its swap-in) must be caught
+ * (copies held back: timing-independent).
  *
  * The generator is rt_random_plan (rt_plans.h).
  */
@@ -26,8 +27,12 @@ static void test_random_valid(void) {
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
     opt.host.integrity = 1;
-    for (int q = 0; q < 3; q++)
-      opt.host.delay_us[q] = (uint32_t)((seed * 7 + (uint64_t)q * 3) % 3) * 100;
+    /* a third each: random small delays, copies held back, steps held back */
+    if (seed % 3 == 0)
+      for (int q = 0; q < 3; q++)
+        opt.host.delay_us[q] = (uint32_t)((seed * 7 + (uint64_t)q * 3) % 3) * 100;
+    else
+      opt.host.lag = seed % 3 == 1 ? SFCRT_HOST_LAG_COPIES : SFCRT_HOST_LAG_COMPUTE;
     sfc_error_t err;
     sfc_status_t st = rt_replay(v, &opt, 2, NULL, &err);
     CHECK_OK(st, err);
@@ -55,7 +60,7 @@ static void test_random_missing_wait(void) {
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
     opt.host.integrity = 1;
-    opt.host.delay_us[SFCRT_QUEUE_H2D] = 20000;
+    opt.host.lag = SFCRT_HOST_LAG_COPIES; /* the swap-in runs only when step k cannot */
     sfc_error_t err;
     CHECK_EQ_I64(rt_replay(pb_view(b), &opt, 1, NULL, &err), SFC_ERR_INTEGRITY);
     char want[64];

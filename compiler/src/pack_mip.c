@@ -12,17 +12,31 @@
  *
  * where s_i is the size, H the incumbent's peak (pack.h's incumbent convention:
  * the caller's offsets when they verify, else greedy-size), LB the lower bound and
- * M = floor(H / g) + 2 (> any x_i + w_i / g - x_j). u is integer when every size is a multiple of
- * g. Identical blocks (same size and lifetime) get z_ij = 0 fixed: swapping them is a symmetry. The
- * incumbent is handed to GLPK in its GLP_IHEUR callback (glp_ios_heur_sol); GMI, MIR, cover and
- * clique cuts are on; presolve is off (the callback must see the original columns); tm_lim is the
- * time limit; GLPK's terminal output is off.
+ * M = floor(H / g) + 2 (> any x_i + w_i / g - x_j). u is integer when every size
+ * is a multiple of g. Identical blocks (same size and lifetime) get z_ij = 0 fixed:
+ * swapping them is a symmetry. The incumbent is handed to GLPK in its GLP_IHEUR
+ * callback (glp_ios_heur_sol). Presolve is off (the callback must see the original
+ * columns); tm_lim is the time limit; GLPK's terminal output is off.
  *
- * GLPK's answer is not trusted as is: its z values give an order, and the blocks
+ * Cuts: Gomory, cover and clique cuts are on; MIR cuts are off. On tests/pack's
+ * quick set (12 trace windows + 12 random instances of 12..22 blocks, started cold
+ * from greedy-size) MIR made one solve miss its 10 s limit and the set take 10.5 s;
+ * without MIR all 24 are proven, in 0.6 s together.
+ *
+ * GLPK's answer is not trusted as is: its x values give an order, and the blocks
  * are re-placed in that order each at the lowest offset above the earlier ones
  * (which never raises a block), then checked; optimality is claimed only when GLPK
  * proved it and the re-placed peak equals GLPK's objective. The best bound of the
  * open nodes is tracked in the callback, so a timed-out solve still reports a gap.
+ *
+ * Numerics: GLPK works in doubles with relative tolerances, and big-M rows mix
+ * coefficients 1 and M. With M in the millions of units (byte-sized blocks whose
+ * gcd is 1), GLPK has wrongly pruned the optimum: a 29-buffer window of
+ * iopddl/G_1 (sizes 513..7340033, gcd 1) was "proven" at 14053526 while its lower
+ * bound 13960345 is reachable (tests/pack). So the problem is scaled
+ * (glp_scale_prob), and above MIP_TRUST_UNITS the MIP runs only as a heuristic:
+ * its packings are kept, its proofs and bounds are not (optimal only when the peak
+ * meets the lower bound).
  *
  * Cost: n + 1 + P columns, n + 2P rows for P overlapping pairs; branch and cut is
  * exponential: meant for up to ~30 blocks (the seed, and the data README: no
@@ -37,8 +51,9 @@
 
 #include "pack_exact.h"
 
-#define MIP_MAX_PAIRS 200000u
-#define MIP_MAX_UNITS 2147483648.0 /* M above this: double precision no longer proves */
+#define MIP_MAX_PAIRS   200000u
+#define MIP_MAX_UNITS   2147483648.0 /* M above this: not even tried */
+#define MIP_TRUST_UNITS 1048576.0    /* M above this: GLPK's optimality is not trusted */
 
 typedef struct mip_ctx {
   int ncols;
@@ -271,6 +286,7 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     glp_set_row_bnds(lp, row, GLP_UP, 0.0, M - wj);
   }
 
+  glp_scale_prob(lp, GLP_SF_AUTO);
   glp_smcp sp;
   glp_init_smcp(&sp);
   sp.msg_lev = GLP_MSG_OFF;
@@ -311,8 +327,8 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
         for (size_t i = 0; i < n; i++)
           p->blocks[i].offset = off[i];
       }
-      proven = ret == 0 && ms == GLP_OPT && (double)peak <= obj + 0.5;
-    } else if (ret == 0 && ms == GLP_NOFEAS) {
+      proven = ret == 0 && ms == GLP_OPT && (double)peak <= obj + 0.5 && M <= MIP_TRUST_UNITS;
+    } else if (ret == 0 && ms == GLP_NOFEAS && M <= MIP_TRUST_UNITS) {
       nofeas = true; /* no packing with u within its bounds */
     }
     if (verbose > 0)
@@ -322,6 +338,8 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
   glp_delete_prob(lp);
   glp_term_out(prev_term);
   out->peak = best;
+  if (M > MIP_TRUST_UNITS)
+    ctx.bound = ulo; /* nor its bound */
   if ((proven || nofeas) && minimize) {
     out->optimal = true;
     out->best_bound = best;

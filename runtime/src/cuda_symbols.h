@@ -14,6 +14,10 @@
  * renamed by the same #define consistently, which is harmless.
  *
  * Adding an entry point: add one row here; nothing else changes. Needs cuda.h only.
+ * The prototypes come from the cuda.h we compile with while the driver hands back the
+ * variant of SFCRT_CUDA_API_VERSION, so a row must not be an entry point whose newest
+ * variant in cuda.h is newer than that version (today's rows: all their _v2 variants
+ * date from CUDA 11.0 or earlier; checked against CUDA 13.0's cuda.h).
  */
 #ifndef SFCRT_CUDA_SYMBOLS_H
 #define SFCRT_CUDA_SYMBOLS_H

@@ -263,11 +263,17 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
       continue;
     for (size_t i = 0; i < p->count; i++) /* the incumbent */
       p->blocks[i].offset = b->offset[i];
-    /* Over a capacity the caller gave: aim at fitting it (the easier question);
-     * otherwise minimise below the best peak. */
-    bool fit = p->capacity > 0 && b->peak > p->capacity;
+    /* Fitting a capacity is easier than minimising: when earlier parts already
+     * need more than this part's lower bound, fit their peak (nothing lower
+     * helps); over a capacity the caller gave, fit it; otherwise minimise with
+     * no capacity, the incumbent bounding the peak (the search then tries the
+     * lower bound first, which finds most optima fastest). */
+    uint64_t goal = b->target > b->lower                       ? b->target
+                    : p->capacity > 0 && b->peak > p->capacity ? p->capacity
+                                                               : 0;
+    bool fit = goal > 0;
     sfc_pack_problem_t q = *p;
-    q.capacity = fit ? p->capacity : b->peak;
+    q.capacity = goal;
     sfc_pack_options_t o = *opt;
     o.time_limit_s = k == 0 && sfc_packer_find("search") ? left / 2 : left;
     o.minimize = !fit;

@@ -54,7 +54,7 @@
 #include "pack_exact.h"
 
 #define NONE              UINT64_MAX
-#define SEARCH_MAX_BLOCKS 20000u              /* recursion depth = blocks */
+#define SEARCH_MAX_BLOCKS 5000u /* recursion depth = blocks, a few hundred bytes each */
 #define SEARCH_MAX_PAIRS  (UINT64_C(1) << 25) /* overlap lists, section lists */
 
 enum { FOUND, NOT_FOUND, ABORTED, TIMED_OUT };

@@ -284,6 +284,44 @@ static void test_driver_failures(void) {
   check_fake_released("mid-iteration failure");
 }
 
+/* The framework's stream and context (as PyTorch passes them): every step runs on that
+ * stream; the session neither destroys it nor retains a context of its own. */
+static void test_framework_stream(void) {
+  CUstream fw = NULL;
+  if (!cu(drv.fn.cuStreamCreate(&fw, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+    return;
+  pb_t *b = pb_new();
+  rt_swap_plan(b, RT_VALID);
+  sfcrt_plan_t *plan = rt_load(b);
+  pb_free(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  opt.cuda.stream = fw;
+  opt.cuda.context = ctx;
+  sfcrt_session_t *s = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  long on_fw = 0, steps = 0;
+  for (int it = 0; it < 2 && s; it++) {
+    CHECK_EQ_U64(sfcrt_iteration_begin(s, &err), SFC_OK);
+    const sfcrt_step_t *step;
+    while (sfcrt_step_next(s, &step, &err) == SFC_OK && step) {
+      steps++;
+      on_fw += step->stream == (void *)fw;
+      sfcrt_step_done(s, &err);
+    }
+    CHECK_EQ_U64(sfcrt_iteration_end(s, &err), SFC_OK);
+  }
+  CHECK(steps > 0);
+  CHECK_EQ_U64(on_fw, steps);
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  /* the stream is still ours: destroying it succeeds exactly once */
+  CHECK(cu(drv.fn.cuStreamDestroy(fw), "cuStreamDestroy"));
+  check_fake_released("framework stream");
+}
+
 int main(int argc, char **argv) {
   /* argv[1]: "arena" or "va" to run one mode (the gpu tests), nothing for both */
   int first_mode = 0, last_mode = 1;
@@ -329,6 +367,7 @@ int main(int argc, char **argv) {
     ran += (r == 0) + (r2 == 0) + (r3 == 0);
   }
   RUN(test_driver_failures);
+  RUN(test_framework_stream);
   CUcontext popped;
   drv.fn.cuCtxPopCurrent(&popped);
   drv.fn.cuDevicePrimaryCtxRelease(dev);

@@ -309,7 +309,7 @@ static sfc_status_t get_integral(loader_t *L, const cJSON *v, const jpath_t *p, 
 /* An integer in [lo, hi] (both within +-2^62, so the conversions are exact and safe). */
 static sfc_status_t get_int(loader_t *L, const cJSON *v, const jpath_t *p, int64_t lo, int64_t hi,
                             int64_t *out) {
-  double d;
+  double d = 0;
   char num[40];
   SFC_TRY(get_integral(L, v, p, &d));
   if (d < (double)lo)
@@ -325,7 +325,7 @@ static sfc_status_t get_int(loader_t *L, const cJSON *v, const jpath_t *p, int64
 /* A byte count: 1 (or 0 when zero_ok) .. SFC_MAX_TENSOR_BYTES; above is SFC_ERR_LIMIT. */
 static sfc_status_t get_bytes(loader_t *L, const cJSON *v, const jpath_t *p, bool zero_ok,
                               uint64_t *out) {
-  double d;
+  double d = 0;
   char num[40];
   SFC_TRY(get_integral(L, v, p, &d));
   if (d < (zero_ok ? 0.0 : 1.0))
@@ -418,7 +418,7 @@ static sfc_status_t load_tensor(loader_t *L, const cJSON *v, const jpath_t *p, u
 
   if (f[T_SHAPE]) {
     fp = key_path(p, "shape");
-    uint32_t n;
+    uint32_t n = 0;
     SFC_TRY(get_array(L, f[T_SHAPE], &fp, UINT32_MAX, "dimensions", &n));
     if (n > SFC_PLAN_MAX_DIMS)
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "%" PRIu32 " dimensions, more than the limit of %d", n,
@@ -442,7 +442,7 @@ static sfc_status_t load_tensor(loader_t *L, const cJSON *v, const jpath_t *p, u
   t->batch_axis = -1;
   if (f[T_BATCH_AXIS]) {
     fp = key_path(p, "batch_axis");
-    double d;
+    double d = 0;
     char num[40];
     SFC_TRY(get_integral(L, f[T_BATCH_AXIS], &fp, &d));
     if (t->ndim == 0 && d != -1)
@@ -522,7 +522,7 @@ static sfc_status_t load_attrs(loader_t *L, const cJSON *v, const jpath_t *p, sf
       for (int i = 0; i < SFC_MAX_SPATIAL; i++)
         vals[i] = x;
     } else if (cJSON_IsArray(f[k])) {
-      uint32_t n;
+      uint32_t n = 0;
       SFC_TRY(get_array(L, f[k], &fp, UINT32_MAX, "values", &n));
       if (n < 1 || n > SFC_MAX_SPATIAL)
         return fail(L, SFC_ERR_BAD_INPUT, &fp, "expected 1 to %d values, got %" PRIu32,
@@ -574,7 +574,7 @@ static sfc_status_t load_attrs(loader_t *L, const cJSON *v, const jpath_t *p, sf
  * persistent or already produced; outputs become produced. */
 static sfc_status_t load_operands(loader_t *L, const cJSON *v, const jpath_t *p, bool inputs,
                                   uint32_t **out, uint32_t *out_n) {
-  uint32_t n;
+  uint32_t n = 0;
   SFC_TRY(get_array(L, v, p, SFC_MAX_OP_OPERANDS, "entries", &n));
   L->total_operands += n;
   if (L->total_operands > SFC_MAX_OPERANDS)
@@ -587,7 +587,7 @@ static sfc_status_t load_operands(loader_t *L, const cJSON *v, const jpath_t *p,
   uint32_t i = 0;
   for (const cJSON *c = v->child; c; c = c->next, i++) {
     jpath_t ep = index_path(p, i);
-    double d;
+    double d = 0;
     char num[40];
     SFC_TRY(get_integral(L, c, &ep, &d));
     uint32_t t =
@@ -652,7 +652,7 @@ static sfc_status_t add_workspace(loader_t *L, const jpath_t *p, sfc_op_t *op) {
  * ahead so the message can tell "later" from "unknown". */
 static sfc_status_t load_backward_of(loader_t *L, const cJSON *v, const jpath_t *p, uint32_t index,
                                      const cJSON *self, uint32_t *out) {
-  double d;
+  double d = 0;
   char num[40];
   SFC_TRY(get_integral(L, v, p, &d));
   uint32_t b =

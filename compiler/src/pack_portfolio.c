@@ -227,7 +227,8 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
   /* 3. greedy, when affordable */
   double pairs = done(b) ? 0 : overlap_pairs(p);
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b); k++) {
-    if (now_s() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
+    /* (always one run when best-fit could not run: a packing must exist) */
+    if (b->peak != UINT64_MAX && now_s() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
       if (b->verbose > 0)
         fprintf(stderr, "auto: %zu blocks: greedy skipped (%.3g overlapping pairs)\n", n, pairs);
       break;

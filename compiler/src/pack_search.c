@@ -11,11 +11,10 @@
  * alignment), in non-decreasing (offset, preorder rank) — every packing has exactly
  * one such sequence, and no two branches build the same packing.
  *
- * Time sections. The lifetimes are swept (frees before allocations at equal times);
- * the live set just before each distinct free time is a section, and a block covers
- * a contiguous range of sections; two blocks overlap in time iff their ranges
- * intersect. (Sections that are subsets of others still count: their floor can be
- * higher than their superset's, which prunes more.) Per
+ * Time sections (pack_sections.c): the live set just before each distinct free
+ * time is a section, and a block covers a contiguous range of sections; two blocks
+ * overlap in time iff their ranges intersect. (Sections that are subsets of others
+ * still count: their floor can be higher than their superset's.) Per
  * section the search keeps the floor (nothing unplaced in it can go lower: the top
  * of the last block placed in it, or the least min offset of its unplaced blocks)
  * and the total size of its unplaced blocks, which all overlap each other and so
@@ -52,6 +51,7 @@
 #include <string.h>
 
 #include "pack_exact.h"
+#include "pack_sections.h"
 
 #define NONE              UINT64_MAX
 #define SEARCH_MAX_BLOCKS 5000u /* recursion depth = blocks, a few hundred bytes each */
@@ -102,15 +102,11 @@ static int (*const preorders[])(const void *, const void *) = {pre_wat, pre_taw,
 
 typedef struct search {
   uint32_t n, nsec;
+  sfc_pack_sections_t sec;
   uint64_t align, cap;
-  const uint64_t *size;         /* [n] */
-  uint32_t *sec_lo, *sec_hi;    /* [n] the block's sections [lo, hi) */
-  uint32_t *sec_start, *sec_id; /* members of section s: sec_id[sec_start[s] .. sec_start[s+1]) */
-  uint32_t *ov_start, *ov_id;   /* blocks overlapping i: ov_id[ov_start[i] .. ov_start[i+1]) */
-  uint64_t *total0;             /* [nsec] the section's total size */
-  uint32_t *cut0;               /* [nsec] blocks crossing the boundary after section s */
-  uint32_t *rank;               /* [n] position in the preorder of the block's part */
-  pre_t *pre;                   /* [n] scratch for ranking */
+  const uint64_t *size; /* [n] */
+  uint32_t *rank;       /* [n] position in the preorder of the block's part */
+  pre_t *pre;           /* [n] scratch for ranking */
   const sfc_pack_block_t *blocks;
   int heuristic; /* index into preorders[] */
   /* state, restored on every return */
@@ -177,8 +173,8 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
     memset(s->stamp, 0, s->nsec * sizeof *s->stamp);
     s->stamp_now = 1;
   }
-  for (uint32_t k = s->ov_start[i]; k < s->ov_start[i + 1]; k++) {
-    uint32_t o = s->ov_id[k];
+  for (uint32_t k = s->sec.overlap_start[i]; k < s->sec.overlap_start[i + 1]; k++) {
+    uint32_t o = s->sec.overlap[k];
     if (s->off[o] != NONE)
       continue;
     hatless = false;
@@ -189,13 +185,13 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
     uint64_t m = align_up(h, s->align);
     s->minoff[o] = m;
     /* Only a section whose floor is below o's new min offset can rise. */
-    for (uint32_t c = s->sec_lo[o]; c < s->sec_hi[o]; c++)
+    for (uint32_t c = s->sec.lo[o]; c < s->sec.hi[o]; c++)
       if (s->floor[c] < m && s->stamp[c] != s->stamp_now) {
         s->stamp[c] = s->stamp_now;
         s->affected[naff++] = c;
       }
   }
-  for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++) {
+  for (uint32_t c = s->sec.lo[i]; c < s->sec.hi[i]; c++) {
     if (!log_floor(s, c))
       return false;
     s->floor[c] = h;
@@ -204,8 +200,9 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
   for (uint32_t k = 0; k < naff; k++) {
     uint32_t c = s->affected[k];
     uint64_t m = NONE;
-    for (uint32_t j = s->sec_start[c]; j < s->sec_start[c + 1] && m > s->floor[c]; j++) {
-      uint32_t b = s->sec_id[j];
+    for (uint32_t j = s->sec.member_start[c]; j < s->sec.member_start[c + 1] && m > s->floor[c];
+         j++) {
+      uint32_t b = s->sec.member[j];
       if (s->off[b] == NONE && s->minoff[b] < m)
         m = s->minoff[b];
     }
@@ -228,7 +225,7 @@ static void unplace(search_t *s, uint32_t i, size_t um_mark, size_t uf_mark) {
     s->um_n--;
     s->minoff[s->um[s->um_n].id] = s->um[s->um_n].old;
   }
-  for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
+  for (uint32_t c = s->sec.lo[i]; c < s->sec.hi[i]; c++)
     s->total[c] += s->size[i];
   s->off[i] = NONE;
 }
@@ -304,12 +301,12 @@ static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
     } else if (feasible(s, slo, shi, x)) {
       /* A boundary that no unplaced block crosses any more splits the partition. */
       bool split = false;
-      for (uint32_t b = s->sec_lo[i]; b + 1 < s->sec_hi[i]; b++)
+      for (uint32_t b = s->sec.lo[i]; b + 1 < s->sec.hi[i]; b++)
         if (--s->cut[b] == 0)
           split = true;
       st = split ? solve_split(s, slo, shi, pbase, pn)
                  : search_node(s, slo, shi, pbase, pn, x, s->rank[i]);
-      for (uint32_t b = s->sec_lo[i]; b + 1 < s->sec_hi[i]; b++)
+      for (uint32_t b = s->sec.lo[i]; b + 1 < s->sec.hi[i]; b++)
         s->cut[b]++;
     }
     unplace(s, i, um_mark, uf_mark);
@@ -339,7 +336,7 @@ static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
     }
     for (uint32_t k = 0; k < pn; k++) {
       uint32_t i = s->ids[pbase + k];
-      if (s->off[i] == NONE && s->sec_lo[i] < b && a < s->sec_hi[i])
+      if (s->off[i] == NONE && s->sec.lo[i] < b && a < s->sec.hi[i])
         s->ids[s->ids_n++] = i;
     }
     uint32_t cnt = (uint32_t)(s->ids_n - base);
@@ -354,7 +351,7 @@ static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
         old[k] = s->rank[i];
         const sfc_pack_block_t *blk = &s->blocks[i];
         double t = 0;
-        for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
+        for (uint32_t c = s->sec.lo[i]; c < s->sec.hi[i]; c++)
           if ((double)s->total[c] > t)
             t = (double)s->total[c];
         double w = (double)blk->end - (double)blk->start;
@@ -377,142 +374,14 @@ static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
 
 /* --- set-up -------------------------------------------------------------------- */
 
-typedef struct event {
-  int64_t time;
-  uint32_t kind; /* 0 = free, 1 = alloc: frees first at equal times */
-  uint32_t id;
-} event_t;
-
-static int event_cmp(const void *pa, const void *pb) {
-  const event_t *a = pa, *b = pb;
-  if (a->time != b->time)
-    return a->time < b->time ? -1 : 1;
-  if (a->kind != b->kind)
-    return a->kind < b->kind ? -1 : 1;
-  return a->id < b->id ? -1 : (a->id > b->id);
-}
-
-/* Sections, their members, overlap lists, cut counts. Returns false on out of
- * memory or when the lists would pass SEARCH_MAX_PAIRS (*too_big). */
-static bool setup(search_t *s, const sfc_pack_problem_t *p, uint64_t *size, bool *too_big) {
-  uint32_t n = s->n;
-  event_t *ev = malloc(2 * (size_t)n * sizeof *ev);
-  uint32_t *live = malloc(n * sizeof *live), *pos = malloc(n * sizeof *pos);
-  bool ok = false;
-  *too_big = false;
-  if (!ev || !live || !pos)
-    goto out;
-  for (uint32_t i = 0; i < n; i++) {
-    ev[2 * i] = (event_t){p->blocks[i].start, 1, i};
-    ev[2 * i + 1] = (event_t){p->blocks[i].end, 0, i};
-    size[i] = p->blocks[i].size;
-  }
-  qsort(ev, 2 * (size_t)n, sizeof *ev, event_cmp);
-  /* Pass 1: section ranges, overlap counts (each pair counted at the later start). */
-  uint32_t nlive = 0, nsec = 0;
-  bool any_free = false;
-  int64_t last_free = 0;
-  uint64_t pairs = 0, members = 0;
-  s->ov_start = calloc((size_t)n + 1, sizeof *s->ov_start);
-  if (!s->ov_start)
-    goto out;
-  for (size_t e = 0; e < 2 * (size_t)n; e++) {
-    uint32_t i = ev[e].id;
-    if (ev[e].kind == 1) {
-      s->sec_lo[i] = nsec;
-      for (uint32_t k = 0; k < nlive; k++) {
-        s->ov_start[live[k]]++;
-        s->ov_start[i]++;
-      }
-      pairs += nlive;
-      pos[i] = nlive;
-      live[nlive++] = i;
-    } else {
-      if (!any_free || ev[e].time != last_free) {
-        members += nlive;
-        nsec++;
-        any_free = true;
-        last_free = ev[e].time;
-      }
-      s->sec_hi[i] = nsec;
-      uint32_t last = live[--nlive];
-      live[pos[i]] = last;
-      pos[last] = pos[i];
-    }
-    if (pairs > SEARCH_MAX_PAIRS || members > SEARCH_MAX_PAIRS) {
-      *too_big = true;
-      goto out;
-    }
-  }
-  s->nsec = nsec;
-  /* Prefix sums, then fill the overlap lists by the same sweep. */
-  uint32_t acc = 0;
-  for (uint32_t i = 0; i <= n; i++) {
-    uint32_t c = i < n ? s->ov_start[i] : 0;
-    s->ov_start[i] = acc;
-    acc += c;
-  }
-  s->ov_id = malloc((acc ? acc : 1) * sizeof *s->ov_id);
-  uint32_t *fill = calloc(n, sizeof *fill);
-  s->sec_start = calloc((size_t)nsec + 1, sizeof *s->sec_start);
-  s->sec_id = malloc((members ? members : 1) * sizeof *s->sec_id);
-  s->total0 = calloc(nsec ? nsec : 1, sizeof *s->total0);
-  s->cut0 = calloc(nsec ? nsec : 1, sizeof *s->cut0);
-  if (!s->ov_id || !fill || !s->sec_start || !s->sec_id || !s->total0 || !s->cut0) {
-    free(fill);
-    goto out;
-  }
-  nlive = 0;
-  for (size_t e = 0; e < 2 * (size_t)n; e++) {
-    uint32_t i = ev[e].id;
-    if (ev[e].kind == 1) {
-      for (uint32_t k = 0; k < nlive; k++) {
-        uint32_t o = live[k];
-        s->ov_id[s->ov_start[o] + fill[o]++] = i;
-        s->ov_id[s->ov_start[i] + fill[i]++] = o;
-      }
-      pos[i] = nlive;
-      live[nlive++] = i;
-    } else {
-      uint32_t last = live[--nlive];
-      live[pos[i]] = last;
-      pos[last] = pos[i];
-    }
-  }
-  free(fill);
-  /* Section members: block i is in sections [sec_lo, sec_hi). */
-  for (uint32_t i = 0; i < n; i++)
-    for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++) {
-      s->sec_start[c + 1]++;
-      s->total0[c] += size[i];
-      if (c + 1 < s->sec_hi[i])
-        s->cut0[c]++;
-    }
-  for (uint32_t c = 0; c < nsec; c++)
-    s->sec_start[c + 1] += s->sec_start[c];
-  uint32_t *sfill = calloc(nsec ? nsec : 1, sizeof *sfill);
-  if (!sfill)
-    goto out;
-  for (uint32_t i = 0; i < n; i++)
-    for (uint32_t c = s->sec_lo[i]; c < s->sec_hi[i]; c++)
-      s->sec_id[s->sec_start[c] + sfill[c]++] = i;
-  free(sfill);
-  ok = true;
-out:
-  free(ev);
-  free(live);
-  free(pos);
-  return ok;
-}
-
 static void reset_state(search_t *s) {
   for (uint32_t i = 0; i < s->n; i++) {
     s->off[i] = NONE;
     s->minoff[i] = 0;
   }
   memset(s->floor, 0, s->nsec * sizeof *s->floor);
-  memcpy(s->total, s->total0, s->nsec * sizeof *s->total);
-  memcpy(s->cut, s->cut0, s->nsec * sizeof *s->cut);
+  memcpy(s->total, s->sec.total, s->nsec * sizeof *s->total);
+  memcpy(s->cut, s->sec.cut, s->nsec * sizeof *s->cut);
 }
 
 /* One capacity: rounds of the three preorders under a doubling node limit. FOUND
@@ -543,14 +412,7 @@ static int attempt(search_t *s, uint64_t cap, double deadline) {
 }
 
 static void search_free(search_t *s) {
-  free(s->sec_lo);
-  free(s->sec_hi);
-  free(s->sec_start);
-  free(s->sec_id);
-  free(s->ov_start);
-  free(s->ov_id);
-  free(s->total0);
-  free(s->cut0);
+  sfc_pack_sections_free(&s->sec);
   free(s->rank);
   free(s->off);
   free(s->minoff);
@@ -606,18 +468,22 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   pre_t *pre = malloc(n * sizeof *pre);
   s.size = size;
   s.pre = pre;
-  s.sec_lo = malloc(n * sizeof *s.sec_lo);
-  s.sec_hi = malloc(n * sizeof *s.sec_hi);
   sfc_status_t st = SFC_OK;
-  bool too_big = false;
-  if (!size || !pre || !s.sec_lo || !s.sec_hi || !setup(&s, p, size, &too_big)) {
-    if (too_big) {
-      if (verbose > 0)
-        fprintf(stderr, "search: too many overlapping pairs: keeping the incumbent\n");
-      goto done;
-    }
+  if (!size || !pre)
     goto oom;
+  for (uint32_t i = 0; i < n; i++)
+    size[i] = p->blocks[i].size;
+  sfc_error_t why;
+  st = sfc_pack_sections_build(p, SEARCH_MAX_PAIRS, &s.sec, &why);
+  if (st == SFC_ERR_LIMIT) {
+    if (verbose > 0)
+      fprintf(stderr, "search: %s: keeping the incumbent\n", why.message);
+    st = SFC_OK;
+    goto done;
   }
+  if (st != SFC_OK)
+    goto oom;
+  s.nsec = s.sec.count;
   size_t ns = s.nsec ? s.nsec : 1;
   s.rank = malloc(n * sizeof *s.rank);
   s.off = malloc(n * sizeof *s.off);
@@ -635,8 +501,8 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   /* Lower bound on any peak: the largest section total, the largest block. */
   uint64_t lo = 0;
   for (uint32_t c = 0; c < s.nsec; c++)
-    if (s.total0[c] > lo)
-      lo = s.total0[c];
+    if (s.sec.total[c] > lo)
+      lo = s.sec.total[c];
   /* When every size is a multiple of the alignment, every canonical peak is a sum
    * of sizes: a multiple of their gcd, the step of the capacities worth trying. */
   uint64_t unit = 0;

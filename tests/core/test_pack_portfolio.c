@@ -138,45 +138,6 @@ static void test_bestfit_large(void) {
   CHECK(r.peak <= 2 * r.lower_bound);
 }
 
-/* The packings of minimalloc's challenging D and J that auto found in 60 s
- * (sfc pack D.1048576.csv -t 60s -o ...), below the best known peaks (1,048,576
- * and 1,036,288, data/README.md): they must be valid packings of exactly the
- * shared instances, with the peaks in their file names. */
-static void test_records(void) {
-  static const struct {
-    const char *record, *instance;
-    uint64_t peak;
-  } rec[] = {{"pack/records/D.1038336.csv", "D.1048576.csv", 1038336},
-             {"pack/records/J.1035264.csv", "J.1048576.csv", 1035264}};
-  for (size_t k = 0; k < sizeof rec / sizeof rec[0]; k++) {
-    const char *dir = getenv("SFC_SHARED");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data/minimalloc/challenging/%s", dir ? dir : "../shared",
-             rec[k].instance);
-    sfc_pack_csv_t want, got;
-    sfc_error_t err = {0};
-    if (sfc_pack_csv_read_file(path, &want, &err) != SFC_OK) {
-      fprintf(stderr, "skip: %s\n", err.message);
-      skipped = 1;
-      return;
-    }
-    CHECK_OK(sfc_pack_csv_read_file(test_data(rec[k].record), &got, &err), err);
-    CHECK(got.has_offsets);
-    CHECK_EQ_U64(got.count, want.count);
-    for (size_t i = 0; i < got.count && i < want.count; i++) {
-      CHECK_STR_EQ(got.ids[i], want.ids[i]);
-      CHECK(got.blocks[i].size == want.blocks[i].size &&
-            got.blocks[i].start == want.blocks[i].start && got.blocks[i].end == want.blocks[i].end);
-    }
-    sfc_pack_problem_t p = {.blocks = got.blocks, .count = got.count, .alignment = 1};
-    uint64_t peak = 0;
-    CHECK_OK(sfc_pack_check(&p, &peak, NULL, &err), err);
-    CHECK_EQ_U64(peak, rec[k].peak);
-    sfc_pack_csv_free(&want);
-    sfc_pack_csv_free(&got);
-  }
-}
-
 /* The SVG has one rect of class "b" per block, the two lines, an escaped title,
  * and ends with </svg>. */
 static void test_svg(void) {
@@ -215,7 +176,6 @@ int main(void) {
   RUN(test_resnet50);
   RUN(test_mobilenet);
   RUN(test_bestfit_large);
-  RUN(test_records);
   RUN(test_svg);
   int rc = check_summary();
   return rc ? rc : skipped ? 77 : 0;

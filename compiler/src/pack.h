@@ -195,7 +195,9 @@ sfc_status_t sfc_pack_auto(sfc_pack_problem_t *problem, const sfc_pack_options_t
  * whose peak is <= capacity (the incumbent counts: it is returned at once if it
  * fits); with capacity == 0, or opt->minimize, minimise the peak until it is proven
  * optimal or the time runs out (capacity is then only an upper bound). So "auto"
- * passes its best packing in blocks[], capacity = its peak, and minimize = true. */
+ * passes its best packing in blocks[], and either a capacity to fit (the peak the
+ * earlier parts need, or the caller's capacity when it is over it) or capacity 0
+ * with minimize = true. */
 sfc_status_t sfc_pack_mip(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
                           sfc_pack_result_t *out, sfc_error_t *err);
 sfc_status_t sfc_pack_search(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,

@@ -10,9 +10,14 @@
  * Rules, with r = batch / graph->batch:
  *   - a tensor with batch_axis >= 0: shape[batch_axis] *= r (exact: the recorded dim must
  *     be a multiple of the recorded batch), bytes *= r (rounded up, at least 1);
- *   - an op that reads or writes such a tensor: time_us *= r, flops *= r (rounded down),
- *     workspace_bytes and its synthetic tensor *= r (rounded up) — a first-order model:
- *     kernels are assumed to be throughput-bound at both sizes;
+ *   - an op that reads or writes such a tensor: flops *= r (rounded down),
+ *     workspace_bytes and its synthetic tensor *= r (rounded up), and its time follows
+ *     t(b) = a + c*b, the line the exporter fitted through the op's times at two
+ *     recorded batches: time_us = a + (time_us - a) * r with a = time_fixed_us (the
+ *     batch-independent part, clamped to [0, time_us]; 0 when the file has none, which
+ *     is the plain linear rule time_us *= r). time_fixed_us itself does not change, so
+ *     rescaling twice equals rescaling once. A time that would not be finite (a huge
+ *     time_us times r) is an error;
  *   - everything else keeps its value.
  * Integer arithmetic is exact: x * n / b is computed as (x / b) * n + (x % b) * n / b with
  * every product overflow-checked, and each result is checked against the loader's limits
@@ -24,6 +29,7 @@
 #include "batch_scale.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,9 +78,10 @@ sfc_status_t sfc_graph_batch_scale(sfc_graph_t *g, int64_t batch, sfc_error_t *e
   bool *touch = calloc(g->n_ops ? g->n_ops : 1, sizeof *touch);
   uint64_t *flops = calloc(g->n_ops ? g->n_ops : 1, sizeof *flops);
   uint64_t *ws = calloc(g->n_ops ? g->n_ops : 1, sizeof *ws);
+  double *time = calloc(g->n_ops ? g->n_ops : 1, sizeof *time);
   sfc_status_t st = SFC_OK;
   char label[128];
-  if (!bytes || !dim || !touch || !flops || !ws) {
+  if (!bytes || !dim || !touch || !flops || !ws || !time) {
     st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "--batch: out of memory");
     goto done;
   }
@@ -107,14 +114,28 @@ sfc_status_t sfc_graph_batch_scale(sfc_graph_t *g, int64_t batch, sfc_error_t *e
   }
 
   /* Ops that touch a batch tensor scale their time, FLOPs and workspace. */
+  const double r = (double)n / (double)b;
   for (uint32_t k = 0; k < g->n_ops; k++) {
     const sfc_op_t *op = &g->ops[k];
     for (uint32_t j = 0; j < op->n_inputs + op->n_outputs && !touch[k]; j++)
       touch[k] = g->tensors[sfc_op_operand(op, j)].batch_axis >= 0;
     flops[k] = op->flops;
     ws[k] = op->workspace_bytes;
+    time[k] = op->time_us;
     if (!touch[k])
       continue;
+    if (op->time_us >= 0) {
+      double a = op->time_fixed_us;
+      a = !(a > 0) ? 0 : a < op->time_us ? a : op->time_us; /* NaN -> 0 */
+      time[k] = a + (op->time_us - a) * r;
+      if (!isfinite(time[k])) {
+        st = sfc_error_set(err, SFC_ERR_LIMIT,
+                           "--batch %" PRId64 ": op %" PRId64 " (\"%.60s\"): its time_us would "
+                           "not be a finite number",
+                           batch, op->id, op->name);
+        goto done;
+      }
+    }
     if (!scale_u64(op->flops, n, b, false, FLOPS_MAX, &flops[k]) ||
         !scale_u64(op->workspace_bytes, n, b, true, SFC_MAX_TENSOR_BYTES, &ws[k])) {
       st = sfc_error_set(err, SFC_ERR_LIMIT,
@@ -146,13 +167,11 @@ sfc_status_t sfc_graph_batch_scale(sfc_graph_t *g, int64_t batch, sfc_error_t *e
     if (t->batch_axis >= 0)
       t->shape[t->batch_axis] = dim[i];
   }
-  const double r = (double)n / (double)b;
   for (uint32_t k = 0; k < g->n_ops; k++) {
     sfc_op_t *op = &g->ops[k];
     if (!touch[k])
       continue;
-    if (op->time_us >= 0)
-      op->time_us *= r;
+    op->time_us = time[k];
     op->flops = flops[k];
     op->workspace_bytes = ws[k];
   }
@@ -163,5 +182,6 @@ done:
   free(touch);
   free(flops);
   free(ws);
+  free(time);
   return st;
 }

@@ -15,12 +15,13 @@
 /* Largest batch `--batch` accepts. */
 #define SFC_MAX_BATCH (INT64_C(1) << 31)
 
-/* Scales every tensor with batch_axis >= 0 (bytes and shape[batch_axis]) and the time,
- * FLOPs and workspace of every op that touches one by batch / graph->batch; sets
+/* Scales every tensor with batch_axis >= 0 (bytes and shape[batch_axis]) and the FLOPs
+ * and workspace of every op that touches one by batch / graph->batch, and that op's time
+ * by the same ratio except for its batch-independent part time_fixed_us; sets
  * graph->batch = batch. Params, optimizer state and other tensors keep their size.
  * SFC_ERR_BAD_INPUT when the graph has no "batch" or a batch dim is not a multiple of
- * it; SFC_ERR_LIMIT when a scaled size passes the loader's limits (ir.h); the graph is
- * unchanged on error. O(tensors + operands). */
+ * it; SFC_ERR_LIMIT when a scaled size passes the loader's limits (ir.h) or a time
+ * would not be finite; the graph is unchanged on error. O(tensors + operands). */
 sfc_status_t sfc_graph_batch_scale(sfc_graph_t *graph, int64_t batch, sfc_error_t *err);
 
 #endif /* SFC_BATCH_SCALE_H */

@@ -87,6 +87,7 @@ typedef struct sfc_op {
   uint32_t workspace; /* synthetic workspace tensor, or SFC_PLAN_NONE */
   sfc_attrs_t attrs;
   double time_us;           /* measured; < 0 when unknown */
+  double time_fixed_us;     /* batch-independent part of time_us, 0 .. time_us; 0 when absent */
   uint64_t flops;           /* 0 when unknown */
   uint64_t workspace_bytes; /* 0 when none */
   uint32_t backward_of;     /* op index, or SFC_PLAN_NONE */

@@ -11,8 +11,9 @@
  *   ops      in execution order: id (unique, second map), name, type, phase, inputs
  *            and outputs (ids -> indices; a non-persistent tensor must be produced by
  *            an earlier op, or by this op's outputs, before it is read), attrs,
- *            time_us, flops, workspace_bytes (lowered to a synthetic workspace tensor
- *            appended after the file's tensors), backward_of (an earlier op)
+ *            time_us, time_fixed_us (0 .. time_us), flops, workspace_bytes (lowered to
+ *            a synthetic workspace tensor appended after the file's tensors),
+ *            backward_of (an earlier op)
  *
  * Every object is checked for duplicate keys (cJSON keeps both). The first problem
  * found stops the load with one line "<path>: $.ops[3].inputs[0]: reason"; the JSON
@@ -685,14 +686,15 @@ enum {
   O_OUTPUTS,
   O_ATTRS,
   O_TIME_US,
+  O_TIME_FIXED_US,
   O_FLOPS,
   O_WORKSPACE_BYTES,
   O_BACKWARD_OF,
   O_COUNT
 };
 static const char *const op_keys[O_COUNT] = {
-    "id",    "name",    "type",  "phase",           "inputs",     "outputs",
-    "attrs", "time_us", "flops", "workspace_bytes", "backward_of"};
+    "id",    "name",    "type",          "phase", "inputs",          "outputs",
+    "attrs", "time_us", "time_fixed_us", "flops", "workspace_bytes", "backward_of"};
 
 static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint32_t index) {
   sfc_op_t *op = &L->graph->ops[index];
@@ -747,6 +749,22 @@ static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint3
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be a finite number >= 0, got %s",
                   num_text(d, num));
     op->time_us = d;
+  }
+
+  op->time_fixed_us = 0;
+  if (f[O_TIME_FIXED_US]) {
+    fp = key_path(p, "time_fixed_us");
+    char num[40], lim[40];
+    if (!cJSON_IsNumber(f[O_TIME_FIXED_US]))
+      return fail(L, SFC_ERR_BAD_INPUT, &fp, "expected a number, got %s",
+                  type_name(f[O_TIME_FIXED_US]));
+    double d = f[O_TIME_FIXED_US]->valuedouble;
+    if (op->time_us < 0)
+      return fail(L, SFC_ERR_BAD_INPUT, &fp, "given without time_us");
+    if (!isfinite(d) || d < 0 || d > op->time_us)
+      return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be a number from 0 to time_us (%s), got %s",
+                  num_text(op->time_us, lim), num_text(d, num));
+    op->time_fixed_us = d;
   }
 
   if (f[O_FLOPS]) {

@@ -1,8 +1,12 @@
 /* test_batch_scale.c — sfc_graph_batch_scale on hand-built graphs with hand-derived
  * numbers: what scales (batch tensors' bytes and batch dim; time, FLOPs and workspace of
  * ops touching them), what does not (params, optimizer state, batch-free tensors, ops
- * on them only), rounding, the no-op case, and every error (no batch, a batch dim that
- * is not a multiple, overflow past the loader's limits) leaving the graph unchanged. */
+ * on them only), rounding, the no-op case, the fixed part of op times (time_fixed_us:
+ * t(N) = a + (t - a) * N / b, clamped, NaN-safe, composable), and every error (no batch,
+ * a batch dim that is not a multiple, overflow past the loader's limits, a time that
+ * would not be finite) leaving the graph unchanged. */
+#include <math.h>
+
 #include "../core/graph_build.h"
 #include "batch_scale.h"
 #include "check.h"
@@ -175,10 +179,66 @@ static void test_errors(void) {
   sfc_graph_destroy(f.g);
 }
 
+/* t(b) = a + c*b through the recorded point: a = time_fixed_us stays, the rest scales. */
+static void test_fixed_time(void) {
+  fixture_t f = make();
+  sfc_graph_t *g = f.g;
+  sfc_error_t err = {0};
+  g->ops[f.op0].time_fixed_us = 4.0; /* 10 = 4 + 6 at batch 4 */
+  g->ops[f.op1].time_fixed_us = 3.0; /* all of it fixed */
+  g->ops[f.op2].time_fixed_us = 1.0; /* no batch tensor: ignored */
+  CHECK_OK(sfc_graph_batch_scale(g, 10, &err), err);
+  CHECK_NEAR(g->ops[f.op0].time_us, 19.0, 1e-9); /* 4 + 6 * 10/4 */
+  CHECK_NEAR(g->ops[f.op1].time_us, 3.0, 1e-9);
+  CHECK_NEAR(g->ops[f.op2].time_us, 2.0, 1e-9);
+  CHECK_NEAR(g->ops[f.op0].time_fixed_us, 4.0, 1e-9);
+  /* 10 -> 2 equals 4 -> 2 directly: 4 + 6 * 2/4 = 7 (and 4 + 15 * 2/10 = 7) */
+  CHECK_OK(sfc_graph_batch_scale(g, 2, &err), err);
+  CHECK_NEAR(g->ops[f.op0].time_us, 7.0, 1e-9);
+  CHECK_NEAR(g->ops[f.op1].time_us, 3.0, 1e-9);
+  /* flops and bytes are not affected by the fixed part: 240 * 2/4 */
+  CHECK_EQ_U64(g->ops[f.op0].flops, 120);
+  sfc_graph_destroy(g);
+
+  /* out-of-range fixed parts (a graph built in code; the loader refuses them) are
+   * clamped to [0, time_us]; NaN counts as 0, the linear rule */
+  f = make();
+  f.g->ops[f.op0].time_fixed_us = 50.0; /* > time_us 10: all fixed */
+  f.g->ops[f.op1].time_fixed_us = NAN;  /* 3 * 8/4 */
+  CHECK_OK(sfc_graph_batch_scale(f.g, 8, &err), err);
+  CHECK_NEAR(f.g->ops[f.op0].time_us, 10.0, 1e-9);
+  CHECK_NEAR(f.g->ops[f.op1].time_us, 6.0, 1e-9);
+  sfc_graph_destroy(f.g);
+  f = make();
+  f.g->ops[f.op0].time_fixed_us = -5.0; /* 10 * 8/4 */
+  CHECK_OK(sfc_graph_batch_scale(f.g, 8, &err), err);
+  CHECK_NEAR(f.g->ops[f.op0].time_us, 20.0, 1e-9);
+  sfc_graph_destroy(f.g);
+}
+
+/* 1e300 us * 2^31/4 is not a finite double: an error, the graph unchanged; the same
+ * time entirely fixed does not grow and is fine. */
+static void test_time_overflow(void) {
+  fixture_t f = make();
+  sfc_error_t err = {0};
+  f.g->ops[f.op1].time_us = 1e300;
+  CHECK(sfc_graph_batch_scale(f.g, SFC_MAX_BATCH, &err) == SFC_ERR_LIMIT);
+  CHECK_CONTAINS(err.message, "op 1 (\"op1\"): its time_us would not be a finite number");
+  CHECK_NEAR(f.g->ops[f.op1].time_us, 1e300, 1e285);
+  CHECK_EQ_I64(f.g->batch, 4);
+  CHECK_EQ_U64(f.g->tensors[f.x].bytes, 48);
+  f.g->ops[f.op1].time_fixed_us = 1e300;
+  CHECK_OK(sfc_graph_batch_scale(f.g, SFC_MAX_BATCH, &err), err);
+  CHECK_NEAR(f.g->ops[f.op1].time_us, 1e300, 1e285);
+  sfc_graph_destroy(f.g);
+}
+
 int main(void) {
   RUN(test_scales_batch_tensors_only);
   RUN(test_scale_down_and_back);
   RUN(test_same_batch_is_a_no_op);
   RUN(test_errors);
+  RUN(test_fixed_time);
+  RUN(test_time_overflow);
   return check_summary();
 }

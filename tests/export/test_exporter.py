@@ -297,6 +297,40 @@ class BatchScaling(unittest.TestCase):
         self.assertEqual(s["lower_bound_bytes"], r["lower_bound_bytes"])
         self.assertEqual(s["batch"], 8)
 
+    def test_fixed_time_fit(self):
+        """fixed_time against hand-derived lines: t = 4 + 1.5 b through (4, 10) and (2, 7)
+        gives a = 4; b1 < b2 (2 -> 3 for small batches) works the same way; a point pair
+        that implies a negative or larger-than-t1 intercept is clamped to [0, t1]."""
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from sfcexport.exporter import fixed_time as f\n"
+                "print(f(10, 7, 4, 2), f(7, 8.5, 2, 3), f(10, 5, 4, 2), f(10, 1, 4, 2),"
+                " f(10, 12, 4, 2), f(0, 0, 4, 2))" % os.path.join(ROOT, "tools"))
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        p = subprocess.run([py, "-c", code], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # (10,7): c = 1.5, a = 4; (7 at 2, 8.5 at 3): c = 1.5, a = 4; (10,5): a = 0;
+        # (10,1): a = -8 -> 0; (10,12): a = 14 -> 10; all zero -> 0
+        self.assertEqual([float(x) for x in p.stdout.split()], [4.0, 4.0, 0.0, 0.0, 10.0, 0.0])
+
+    def test_time_fixed_us(self):
+        """Every op that touches a batch-carrying tensor (and was aligned with the probe's
+        op) has 0 <= time_fixed_us <= time_us; ops touching none have no field; sfc loads
+        it, and --time-reps 1 still fits it."""
+        for extra in ((), ("--time-reps", "1")):
+            _, g, _ = export("tiny-cnn", 4, *extra)
+            batchy = {t["id"] for t in g["tensors"] if t.get("batch_axis", -1) >= 0}
+            n = 0
+            for op in g["ops"]:
+                touches = bool(batchy.intersection(op["inputs"] + op["outputs"]))
+                if "time_fixed_us" in op:
+                    n += 1
+                    self.assertTrue(touches, op)
+                    self.assertGreaterEqual(op["time_fixed_us"], 0.0)
+                    self.assertLessEqual(op["time_fixed_us"], op["time_us"])
+                else:
+                    self.assertFalse(touches, op)  # tiny-cnn's sequence is identical at 2
+            self.assertGreater(n, 10)
+
 
 class Errors(unittest.TestCase):
     def run_export(self, *args):
@@ -346,6 +380,8 @@ class Errors(unittest.TestCase):
 
     def test_bad_batch(self):
         self.check_one_line(self.run_export("tiny-mlp", "--batch", "0"), "--batch must be at least 1")
+        self.check_one_line(self.run_export("tiny-mlp", "--time-reps", "0"),
+                            "--time-reps must be at least 1")
 
     def test_help_has_example(self):
         p = subprocess.run([EXPORT, "--help"], capture_output=True, text=True)

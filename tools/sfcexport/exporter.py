@@ -8,13 +8,19 @@ recording shows the steady state a long training run repeats. Gradients are drop
 (zero_grad(set_to_none=True)) before the recorded iteration, as a training loop does.
 
 Batch axis (the probe): after the recorded iteration at batch B, the same model runs one
-more iteration at batch B2 (B // 2, or B + 1 when B < 4) under a second recorder without
-timing. When both recordings have the same op sequence, a tensor carries the batch when
+more iteration at batch B2 (B // 2, or B + 1 when B < 4) under a second recorder. When both recordings have the same op sequence, a tensor carries the batch when
 its byte size differs between them and scales exactly linearly (bytes * B2 == bytes2 * B);
 its batch axis is the one shape axis that changed, also linearly. A batch folded into
 another dim (B*S rows of a transformer's reshape) is still an axis that scales linearly.
 When the op sequences differ (data-dependent control flow), the exporter falls back to the
 recorder's propagation flag plus the first axis of size B, and says so on stderr.
+
+Op times at two batches: each batch is timed over --time-reps iterations (default 2) and
+every op keeps its minimum. An op that touches a batch-carrying tensor and is aligned
+with an op of the probe gets time_fixed_us, the batch-independent part a of the line
+t(b) = a + c*b through its two (batch, time) points, clamped to [0, time_us]
+(fixed_time); `sfc compile --batch N` then predicts a + (time_us - a) * N / B
+(compiler/src/batch_scale.c). Cost: 2 * time_reps + 1 iterations in all.
 """
 import gzip
 import importlib
@@ -215,14 +221,55 @@ def record_once(model, opt, example, loss_fn, device, timing, profile):
     return rec, rows, measured
 
 
+def _min_times(rec, model, opt, example, loss_fn, dev, reps):
+    """Run reps - 1 more timed iterations; each op's time_us becomes its minimum over all
+    of them (the fastest run is the one least disturbed by other work on a shared
+    machine, and the profiler's per-op overhead is absent from the unprofiled ones).
+    A repetition whose op sequence differs from rec's is ignored. Returns how many
+    iterations the minimum was taken over."""
+    used = 1
+    for _ in range(reps - 1):
+        again, _, _ = record_once(model, opt, example, loss_fn, dev, True, False)
+        if [o["type"] for o in again.ops] != [o["type"] for o in rec.ops]:
+            continue
+        used += 1
+        for op, o2 in zip(rec.ops, again.ops):
+            if "time_us" in op and "time_us" in o2:
+                op["time_us"] = min(op["time_us"], o2["time_us"])
+    return used
+
+
+def fixed_time(t1, t2, b1, b2):
+    """The batch-independent part a of t(b) = a + c*b through (b1, t1) and (b2, t2),
+    clamped to [0, t1]: a = (t2*b1 - t1*b2) / (b1 - b2). b1 != b2."""
+    a = (t2 * b1 - t1 * b2) / (b1 - b2)
+    return min(max(a, 0.0), t1)
+
+
+def _fit_fixed_times(rec, rec2, op_pairs, batch, batch2):
+    """time_fixed_us for every op of rec that touches a batch-carrying tensor and was
+    aligned with an op of the probe's recording rec2 (both timed). Returns the count."""
+    batchy = {t["id"] for t in rec.tensors if t.get("batch_axis", -1) >= 0}
+    n = 0
+    for k, j in op_pairs.items():
+        op, o2 = rec.ops[k], rec2.ops[j]
+        if "time_us" not in op or "time_us" not in o2:
+            continue
+        if not batchy.intersection(op["inputs"]) and not batchy.intersection(op["outputs"]):
+            continue
+        op["time_fixed_us"] = fixed_time(op["time_us"], o2["time_us"], batch, batch2)
+        n += 1
+    return n
+
+
 def _pair_tensors(rec_a, rec_b):
     """Pairs (tensor of A, tensor of B) that are the same tensor at two batch sizes.
 
     Persistent tensors are declared in the same order in both recordings, so they pair
     by id. Produced tensors pair through the ops that produce them: the two op sequences
     are aligned by type (difflib; identical sequences align one to one), and matched ops
-    pair their outputs by position. Returns (pairs, exact) where exact says whether the
-    sequences were identical."""
+    pair their outputs by position. Returns (pairs, exact, op_pairs) where exact says
+    whether the sequences were identical and op_pairs maps matched op indices A -> B."""
     import difflib
     pairs = {}
     for ta, tb in zip(rec_a.tensors, rec_b.tensors):
@@ -236,23 +283,25 @@ def _pair_tensors(rec_a, rec_b):
         blocks = [(0, 0, len(ta_types))]
     else:
         blocks = difflib.SequenceMatcher(None, ta_types, tb_types, autojunk=False).get_matching_blocks()
+    op_pairs = {}
     for i, j, n in blocks:
         for k in range(n):
+            op_pairs[i + k] = j + k
             oa, ob = rec_a.ops[i + k], rec_b.ops[j + k]
             if len(oa["outputs"]) != len(ob["outputs"]):
                 continue
             for x, y in zip(oa["outputs"], ob["outputs"]):
                 if rec_a.alloc_op.get(x) == i + k and rec_b.alloc_op.get(y) == j + k:
                     pairs.setdefault(x, y)
-    return pairs, exact
+    return pairs, exact, op_pairs
 
 
 def _batch_axes(rec_a, rec_b, batch, batch2):
     """Tensor id -> batch axis, by comparing recordings at two batch sizes.
 
-    Returns (axes, paired, nonlinear, exact): tensors that could not be paired keep no
-    axis from here (the caller falls back to propagation for them)."""
-    pairs, exact = _pair_tensors(rec_a, rec_b)
+    Returns (axes, paired, nonlinear, exact, op_pairs): tensors that could not be paired
+    keep no axis from here (the caller falls back to propagation for them)."""
+    pairs, exact, op_pairs = _pair_tensors(rec_a, rec_b)
     axes, nonlinear = {}, 0
     for ida, idb in pairs.items():
         ta, tb = rec_a.tensors[ida], rec_b.tensors[idb]
@@ -270,7 +319,7 @@ def _batch_axes(rec_a, rec_b, batch, batch2):
         else:
             nonlinear += 1
             axes[ida] = -1
-    return axes, len(pairs), nonlinear, exact
+    return axes, len(pairs), nonlinear, exact, op_pairs
 
 
 def _propagated_axes(rec, batch):
@@ -285,10 +334,12 @@ def _propagated_axes(rec, batch):
 
 
 def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device="cpu",
-           probe=True, profile=True, seed=0, time_decimals=None, log=None):
+           probe=True, profile=True, seed=0, time_decimals=None, time_reps=2, log=None):
     """Run the export; returns (graph dict, dsa rows, info dict)."""
     if batch < 1:
         raise ExportError(f"--batch must be at least 1, got {batch}")
+    if time_reps < 1:
+        raise ExportError(f"--time-reps must be at least 1, got {time_reps}")
     torch.manual_seed(seed)
     dev = torch.device(device)
     if dev.type == "cuda" and not torch.cuda.is_available():
@@ -329,12 +380,15 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
     try:
         _iteration(model, *example, loss_fn, opt)  # warm-up: creates the optimizer state
         rec, rows, measured = record_once(model, opt, example, loss_fn, dev, True, profile)
+        reps = _min_times(rec, model, opt, example, loss_fn, dev, time_reps)
     except ExportError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the model is one clear line
         raise ExportError(f"cannot trace '{spec}': {_one_line(e)}") from e
 
     info = dict(measured)
+    info["time_reps"] = reps
+    rec2 = op_pairs = batch2 = None
     axes, info["axes_source"], nonlinear = {}, "propagation", 0
     if probe:
         batch2 = batch // 2 if batch >= 4 else batch + 1  # never 1: some kernels special-case it
@@ -344,13 +398,14 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
             else:
                 x = example[0][0]
                 ex2 = ((torch.randn(batch2, *x.shape[1:]),), torch.randint(0, 1000, (batch2,)))
-            rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, False, False)
-            axes, paired, nonlinear, exact = _batch_axes(rec, rec2, batch, batch2)
+            rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, True, False)
+            _min_times(rec2, model, opt, to_dev(ex2), loss_fn, dev, time_reps)
+            axes, paired, nonlinear, exact, op_pairs = _batch_axes(rec, rec2, batch, batch2)
             info["probe_batch"] = batch2
             info["axes_source"] = "probe" if exact else "probe (aligned)"
             if not any(ax >= 0 for ax in axes.values()):
                 # nothing changed size: the builder ignored batch= (or nothing depends on it)
-                axes = {}
+                axes, rec2 = {}, None
                 info["axes_source"] = "propagation"
                 if log:
                     log(f"sfc-export: warning: no tensor changed size at batch {batch2}; does "
@@ -361,6 +416,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
                     f"({len(rec.ops)} vs {len(rec2.ops)} ops); aligned by op type, "
                     f"{unpaired} tensors unpaired (batch axis by propagation)")
         except Exception as e:  # noqa: BLE001 - the probe is an extra; fall back, loudly
+            rec2 = None
             if log:
                 log(f"sfc-export: warning: batch probe failed ({type(e).__name__}: {e}); "
                     "batch axes by propagation")
@@ -372,12 +428,16 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         ax = axes.get(t["id"], -1)
         if ax >= 0:
             t["batch_axis"] = ax
+    info["fixed_times"] = 0
+    if rec2 is not None:
+        info["fixed_times"] = _fit_fixed_times(rec, rec2, op_pairs, batch, batch2)
     if time_decimals is not None:
         for op in rec.ops:
-            if "time_us" in op:
-                op["time_us"] = round(op["time_us"], time_decimals)
-                if time_decimals == 0:
-                    op["time_us"] = int(op["time_us"])
+            for key in ("time_us", "time_fixed_us"):  # rounding keeps fixed <= time
+                if key in op:
+                    op[key] = round(op[key], time_decimals)
+                    if time_decimals == 0:
+                        op[key] = int(op[key])
     info["export_s"] = round(time.perf_counter() - t_start, 2)
     measured["export_s"] = info["export_s"]  # build + warm-up + recorded + probe iterations
     info["externals"] = rec.externals

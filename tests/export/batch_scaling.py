@@ -6,7 +6,9 @@
 Exports MODEL at each batch (tools/sfc-export, a real iteration each), then, for every
 batch B after the first, compiles the FIRST export rescaled with --batch B and the real
 export at B, and prints the relative error of the in-core peak and the lower bound
-(scaled / real - 1). Exit 1 when an error's magnitude exceeds --tolerance, 77 when
+(scaled / real - 1). Op times, for every pair of batches (B1 -> B2, B1 < B2): the B1
+export's times rescaled to B2 under the linear rule and under sfc's rule with
+time_fixed_us, against the B2 export's own times, summed and per op. Exit 1 when an error's magnitude exceeds --tolerance, 77 when
 PyTorch is missing (a skipped test). SFC points at the sfc binary (default build/).
 """
 import argparse
@@ -30,17 +32,42 @@ def compile_json(sfc, graph, batch=None):
     return json.loads(p.stdout)
 
 
-def predicted_time(graph, batch):
-    """Total time_us of the graph rescaled as sfc does (ops touching batch tensors * r)."""
+def load(graph):
     with gzip.open(graph, "rt") as f:
-        g = json.load(f)
+        return json.load(f)
+
+
+def predicted_times(g, batch, linear=False):
+    """Per-op time_us of graph g rescaled to batch as sfc does (batch_scale.c): an op that
+    touches a batch tensor takes a + (t - a) * N / B with a = time_fixed_us (0 when absent,
+    or always with linear=True: the plain linear rule sfc used before time_fixed_us)."""
     r = batch / g["batch"]
     batchy = {t["id"] for t in g["tensors"] if t.get("batch_axis", -1) >= 0}
-    total = 0.0
+    out = []
     for op in g["ops"]:
         t = op.get("time_us", 0.0)
-        total += t * r if batchy.intersection(op["inputs"] + op["outputs"]) else t
-    return total
+        if batchy.intersection(op["inputs"] + op["outputs"]):
+            a = 0.0 if linear else min(max(op.get("time_fixed_us", 0.0), 0.0), t)
+            t = a + (t - a) * r
+        out.append(t)
+    return out
+
+
+def time_report(src, dst, linear):
+    """(summed-time error, per-op stats or None): per-op stats when the op sequences are
+    identical — time-weighted mean |error| (sum |pred - real| / sum real) and the 10th,
+    50th, 90th percentiles of pred/real - 1 over the ops that touch a batch tensor."""
+    pred = predicted_times(src, dst["batch"], linear)
+    real = [op.get("time_us", 0.0) for op in dst["ops"]]
+    err = sum(pred) / sum(real) - 1
+    if [o["type"] for o in src["ops"]] != [o["type"] for o in dst["ops"]]:
+        return err, None
+    batchy = {t["id"] for t in src["tensors"] if t.get("batch_axis", -1) >= 0}
+    rel = sorted(p / r - 1 for p, r, op in zip(pred, real, src["ops"])
+                 if r > 0 and batchy.intersection(op["inputs"] + op["outputs"]))
+    wmae = sum(abs(p - r) for p, r in zip(pred, real)) / sum(real)
+    q = [rel[min(len(rel) - 1, int(f * len(rel)))] for f in (0.1, 0.5, 0.9)] if rel else [0, 0, 0]
+    return err, (wmae, *q)
 
 
 def main():
@@ -79,10 +106,20 @@ def main():
                 err = s[key] / r[key] - 1.0
                 worst = max(worst, abs(err))
                 print(f"{b:>6} {label:>13} {s[key]:>14} {r[key]:>14} {err:>+9.4%}")
-        print("op time (sum of time_us; CPU, one thread; informative, not checked):")
-        for b, g in zip(a.batches[1:], graphs[1:]):
-            ps, pr = predicted_time(graphs[0], b), predicted_time(g, b)
-            print(f"{b:>6} {'time_us':>13} {ps:>14.0f} {pr:>14.0f} {ps / pr - 1:>+9.2%}")
+        print("op time (CPU, one thread; informative, not checked): rule 'linear' scales "
+              "whole op times, 'fixed' keeps time_fixed_us;\n  sum = summed time error; "
+              "per-op (identical op sequences only): time-weighted mean |error|, "
+              "p10/p50/p90 of per-op error")
+        loaded = [load(p) for p in graphs]
+        print(f"{'from':>5} {'to':>4} {'rule':>7} {'sum':>9} {'w|err|':>8} {'p10':>8} "
+              f"{'p50':>8} {'p90':>8}")
+        for i in range(len(loaded)):
+            for j in range(i + 1, len(loaded)):
+                for linear in (True, False):
+                    err, per = time_report(loaded[i], loaded[j], linear)
+                    cols = " ".join(f"{x:>+8.1%}" for x in per) if per else "(op sequences differ)"
+                    print(f"{a.batches[i]:>5} {a.batches[j]:>4} "
+                          f"{'linear' if linear else 'fixed':>7} {err:>+9.1%} {cols}")
     print(f"worst |error| of the memory numbers {worst:.4%} (tolerance {a.tolerance:.2%})")
     return 0 if worst <= a.tolerance else 1
 

@@ -8,9 +8,10 @@ recording shows the steady state a long training run repeats. Gradients are drop
 (zero_grad(set_to_none=True)) before the recorded iteration, as a training loop does.
 
 Batch axis (the probe): after the recorded iteration at batch B, the same model runs one
-more iteration at batch B2 (B // 2, or B + 1 when B < 4) under a second recorder. When both recordings have the same op sequence, a tensor carries the batch when
-its byte size differs between them and scales exactly linearly (bytes * B2 == bytes2 * B);
-its batch axis is the one shape axis that changed, also linearly. A batch folded into
+more iteration at batch B2 (B // 2, or B + 1 when B < 4) under a second recorder. When
+both recordings have the same op sequence, a tensor carries the batch when its byte size
+differs between them and scales exactly linearly (bytes * B2 == bytes2 * B); its batch
+axis is the one shape axis that changed, also linearly. A batch folded into
 another dim (B*S rows of a transformer's reshape) is still an axis that scales linearly.
 When the op sequences differ (data-dependent control flow), the exporter falls back to the
 recorder's propagation flag plus the first axis of size B, and says so on stderr.
@@ -439,7 +440,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
                     if time_decimals == 0:
                         op[key] = int(op[key])
     info["export_s"] = round(time.perf_counter() - t_start, 2)
-    measured["export_s"] = info["export_s"]  # build + warm-up + recorded + probe iterations
+    measured["export_s"] = info["export_s"]  # build, warm-up, recorded + probe (+ repetitions)
     info["externals"] = rec.externals
     name = spec.replace(":", ".") + f"-b{batch}"
     graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,

@@ -29,6 +29,7 @@
  * run always does, so a result exists). Each best-fit run is O(n log^2 n); each
  * greedy run O(sum k log k).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #define STALL_ROUNDS       60 /* a re-pack chain without a better peak for this long stops */
 #define GREEDY_NS_PER_PAIR 45.0
 #define SEARCH_MAX_BLOCKS  2000 /* the exact search is for a few hundred blocks */
+#define RESTART_NOISE      0.8  /* area keys x exp(0.8 U(-1,1)): 0.45x..2.2x */
 
 static double now_s(void) {
   struct timespec ts;
@@ -118,6 +120,33 @@ static double overlap_pairs(const sfc_pack_problem_t *p) {
   return pairs;
 }
 
+typedef struct keyed_off {
+  uint64_t off;
+  uint32_t id;
+} keyed_off_t;
+
+static int by_offset(const void *pa, const void *pb) {
+  const keyed_off_t *x = pa, *y = pb;
+  if (x->off != y->off)
+    return x->off < y->off ? -1 : 1;
+  return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+typedef struct keyed_area {
+  double area;
+  uint64_t size;
+  uint32_t id;
+} keyed_area_t;
+
+static int by_area_desc(const void *pa, const void *pb) {
+  const keyed_area_t *x = pa, *y = pb;
+  if (x->area != y->area)
+    return x->area > y->area ? -1 : 1;
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->id < y->id ? -1 : (x->id > y->id);
+}
+
 typedef struct chain {
   uint32_t *order;
   uint64_t peak;
@@ -157,6 +186,99 @@ static sfc_status_t repack(sfc_pack_problem_t *p, chain_t *c, uint32_t *tmp, bes
   return SFC_OK;
 }
 
+/* Mirror-compaction: greedy first fit (pack_greedy.c) in the order of the offsets
+ * of p's packing turned upside down (offset' = peak - offset - size). Each block
+ * then finds at most its mirrored offset free (every block placed before it sat
+ * lower in the mirror and only moved down), so without alignment the peak never
+ * grows, and the blocks the first packing left stranded at the top sink into the
+ * holes at the bottom. One greedy run: O(sum k log k). */
+static sfc_status_t mirror_compact(sfc_pack_problem_t *p, uint64_t peak, uint32_t *order,
+                                   sfc_pack_result_t *r, sfc_error_t *err) {
+  size_t n = p->count;
+  keyed_off_t *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
+  for (size_t i = 0; i < n; i++)
+    k[i] = (keyed_off_t){peak - p->blocks[i].offset - p->blocks[i].size, (uint32_t)i};
+  qsort(k, n, sizeof *k, by_offset);
+  for (size_t i = 0; i < n; i++)
+    order[i] = k[i].id;
+  free(k);
+  *r = (sfc_pack_result_t){0};
+  SFC_TRY(sfc_pack_greedy_ordered(p, order, SFC_PACK_GAP_FIRST, r, err));
+  r->algorithm = "best-fit+mirror";
+  return SFC_OK;
+}
+
+/* Mirror-compacts the best packing while that lowers its peak. */
+static sfc_status_t compact_best(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double *cost,
+                                 double deadline, sfc_error_t *err) {
+  while (!done(b) && now_s() + *cost < deadline) {
+    double t = now_s();
+    for (size_t i = 0; i < p->count; i++)
+      p->blocks[i].offset = b->offset[i];
+    sfc_pack_result_t r;
+    SFC_TRY(mirror_compact(p, b->peak, order, &r, err));
+    *cost = now_s() - t;
+    if (!keep(b, p, &r))
+      break;
+  }
+  return SFC_OK;
+}
+
+/* xorshift64*: a fixed seed, so a run is reproducible up to the time limit. */
+static uint64_t rng_next(uint64_t *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * UINT64_C(2685821657736338717);
+}
+
+/* Step 3 for parts too large for the exact search: mirror-compact the best
+ * packing, then restart best-fit under the area preference with every key
+ * multiplied by a random factor exp(RESTART_NOISE * U(-1, 1)) (randomised greedy
+ * restarts, as in GRASP); a restart that ties or beats the best is
+ * mirror-compacted too. greedy_s estimates one compaction (GREEDY_NS_PER_PAIR),
+ * then the last one's time is used. */
+static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double greedy_s,
+                           double bf_cost, double deadline, sfc_error_t *err) {
+  size_t n = p->count;
+  SFC_TRY(compact_best(p, b, order, &greedy_s, deadline, err));
+  keyed_area_t *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
+  uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
+  sfc_status_t st = SFC_OK;
+  while (!done(b) && now_s() + bf_cost < deadline) {
+    for (size_t i = 0; i < n; i++) {
+      const sfc_pack_block_t *x = &p->blocks[i];
+      double u = (double)(rng_next(&seed) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+      k[i] = (keyed_area_t){(double)x->size * (double)(x->end - x->start) * exp(RESTART_NOISE * u),
+                            x->size, (uint32_t)i};
+    }
+    qsort(k, n, sizeof *k, by_area_desc);
+    for (size_t i = 0; i < n; i++)
+      order[i] = k[i].id;
+    sfc_pack_result_t r = {0};
+    if ((st = sfc_pack_best_fit_ordered(p, order, &r, err)) != SFC_OK)
+      break;
+    r.algorithm = "best-fit-area+random";
+    uint64_t best_peak = b->peak;
+    keep(b, p, &r);
+    if (r.peak <= best_peak && now_s() + greedy_s < deadline) {
+      double t = now_s();
+      sfc_pack_result_t m;
+      if ((st = mirror_compact(p, r.peak, order, &m, err)) != SFC_OK)
+        break;
+      greedy_s = now_s() - t;
+      if (keep(b, p, &m) && (st = compact_best(p, b, order, &greedy_s, deadline, err)) != SFC_OK)
+        break;
+    }
+  }
+  free(k);
+  return st;
+}
+
 static const sfc_pack_order_t bf_orders[SFC_PACK_ORDER_COUNT] = {
     SFC_PACK_ORDER_LIFETIME, SFC_PACK_ORDER_AREA, SFC_PACK_ORDER_SIZE, SFC_PACK_ORDER_START};
 static const char *const bf_names[SFC_PACK_ORDER_COUNT] = {"best-fit", "best-fit-area",
@@ -170,6 +292,7 @@ static const char *const greedy_names[SFC_PACK_ORDER_COUNT][2] = {
 static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline,
                                sfc_error_t *err) {
   size_t n = p->count;
+  double t_start = now_s();
   chain_t ch[SFC_PACK_ORDER_COUNT] = {{0}};
   uint32_t *tmp = malloc(n * sizeof *tmp);
   sfc_status_t st = SFC_OK;
@@ -206,14 +329,17 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     if (k == 0)
       bf_cost = now_s() - t;
   }
-  /* 2. re-pack chains, the lowest peak first */
+  /* 2. re-pack chains, the lowest peak first; on parts too large for the exact
+   * search they stop halfway to the deadline, leaving the rest to step 3 */
+  bool large = n > SEARCH_MAX_BLOCKS;
+  double chain_deadline = large ? t_start + (deadline - t_start) / 4 : deadline;
   chain_t *last = last_k >= 0 ? &ch[last_k] : NULL;
   while (!done(b)) {
     chain_t *c = NULL;
     for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
       if (ch[k].alive && (!c || ch[k].peak < c->peak))
         c = &ch[k];
-    if (!c || now_s() + bf_cost * (c == last ? 1 : 2) > deadline)
+    if (!c || now_s() + bf_cost * (c == last ? 1 : 2) > chain_deadline)
       break;
     if (c != last) { /* p holds another chain's packing: re-pack from c's order */
       sfc_pack_result_t r = {0};
@@ -224,8 +350,13 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
       goto out;
     last = c;
   }
-  /* 3. greedy, when affordable */
+  /* 3. on large parts: mirror-compaction of the best packing, then perturbed
+   * area-order restarts, until the deadline */
   double pairs = done(b) ? 0 : overlap_pairs(p);
+  if (large && bf_ok && !done(b) &&
+      (st = polish(p, b, tmp, pairs * GREEDY_NS_PER_PAIR * 1e-9, bf_cost, deadline, err)) != SFC_OK)
+    goto out;
+  /* 4. greedy, when affordable */
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b); k++) {
     /* (always one run when best-fit could not run: a packing must exist) */
     if (b->peak != UINT64_MAX && now_s() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
@@ -305,7 +436,8 @@ static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options
   if (!b.offset)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
   double limit = opt->time_limit_s > 0 ? opt->time_limit_s : 10.0;
-  sfc_status_t st = heuristics(p, &b, t0 + limit / 2, err);
+  /* parts too large for the exact packers have the whole limit for heuristics */
+  sfc_status_t st = heuristics(p, &b, t0 + (n > SEARCH_MAX_BLOCKS ? limit : limit / 2), err);
   if (st == SFC_OK && !done(&b))
     st = exact(p, opt, &b, t0 + limit, err);
   if (st == SFC_OK) {

@@ -174,8 +174,10 @@ sfc_status_t sfc_pack_run_split(sfc_pack_problem_t *problem, const sfc_pack_opti
 /* The portfolio ("auto", pack_portfolio.c), part by part: best-fit, then greedy
  * under every order x gap rule, stopping as soon as one reaches the part's lower
  * bound; then an iterated re-pack that moves the blocks at the peak to the front;
- * then the exact packers "mip" (up to opt->mip_max_blocks blocks) and "search" when
- * they are registered, within opt->time_limit_s. Keeps the smallest peak. */
+ * on parts too large for the exact search, mirror-compaction and randomised
+ * best-fit restarts (those parts get the whole time limit); then the exact packers "mip" (up to
+ * opt->mip_max_blocks blocks) and "search" when they are registered, within opt->time_limit_s.
+ * Keeps the smallest peak. */
 sfc_status_t sfc_pack_auto(sfc_pack_problem_t *problem, const sfc_pack_options_t *opt,
                            sfc_pack_result_t *out, sfc_error_t *err);
 

@@ -15,19 +15,30 @@
  *      The four preferences are four chains; the chain with the lowest peak goes
  *      next; a chain that has not improved for STALL_ROUNDS rounds, or whose
  *      order stops changing, is dropped;
- *   3. greedy placement (pack_greedy.c) under the same four orders x both gap
+ *   3. on parts too large for the exact search (> SEARCH_MAX_BLOCKS), where the
+ *      chains stop at a quarter of the time: mirror-compaction (turn the best
+ *      packing upside down, then greedy first fit in the order of the mirrored
+ *      offsets: stranded blocks at the top sink into holes at the bottom; the
+ *      peak does not grow without alignment), then randomised restarts of
+ *      best-fit under the area preference with every key multiplied by
+ *      exp(0.8 U(-1, 1)) (GRASP-style, Feo & Resende 1995), each restart that
+ *      ties or beats the best mirror-compacted too. On iopddl/S_1 this reaches the
+ *      lower bound where the chains stall at 1.0017 (docs/algorithms.md);
+ *   4. greedy placement (pack_greedy.c) under the same four orders x both gap
  *      rules (lowest, tightest), each only when its estimated cost (about 45 ns
  *      per pair of time-overlapping blocks, measured on the idealloc traces) fits
  *      the time left for the heuristics;
- *   4. the exact packers "mip" (parts up to opt->mip_max_blocks blocks) and
- *      "search" (parts up to SEARCH_MAX_BLOCKS blocks), when registered (looked up by name: no link
- * dependency), given the best packing as their incumbent (pack.h's convention), within the time
- *      left.
+ *   5. the exact packers "mip" (parts up to opt->mip_max_blocks blocks) and
+ *      "search" (parts up to SEARCH_MAX_BLOCKS blocks), when registered (looked
+ *      up by name: no link dependency), given the best packing as their
+ *      incumbent (pack.h's convention), within the time left.
  *
- * Time: steps 1–3 share half of opt->time_limit_s (default 10 s), step 4 the
- * rest; a run starts only when it is expected to end in time (the first best-fit
- * run always does, so a result exists). Each best-fit run is O(n log^2 n); each
- * greedy run O(sum k log k).
+ * Time: steps 1-4 share half of opt->time_limit_s (default 10 s), step 5 the
+ * rest; parts too large for step 5 give steps 1-4 the whole limit. A run starts
+ * only when it is expected to end in time (the first best-fit run always does,
+ * so a result exists). Each best-fit run is O(n log^2 n); each greedy run
+ * (compaction included) O(sum k log k). The restarts draw from a fixed seed, but
+ * how many run depends on the machine's speed.
  */
 #include <math.h>
 #include <stdio.h>

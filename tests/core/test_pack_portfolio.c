@@ -5,7 +5,14 @@
  * IREE MobileNet); the test skips (77) when they are missing. Bounds on
  * peak / lower bound are stated here, not produced by the code: auto must reach
  * the lower bound within 0.1% on ResNet-50 (MiniMalloc reaches it exactly) and
- * exactly on MobileNet; the seed's best-fit alone within 0.5% on ResNet-50. */
+ * exactly on MobileNet; the seed's best-fit alone within 0.5% on ResNet-50.
+ *
+ * `test_pack_portfolio s1` (CTest test_pack_portfolio_s1, label slow) runs
+ * auto on iopddl/S_1 (28,526 buffers) with a 20 s limit (re-pack chains 5 s, then
+ * the restarts: ~9 s in all) and asserts issue 4's
+ * target, peak <= 1.001 x lower bound; the lower bound 1,498,635,932 is max live
+ * bytes from an independent Python sweep over the CSV. Skipped under sanitizers
+ * (the randomised restarts that reach the target need ~4 s of unsanitised time). */
 #include <stdio.h>
 
 #include "check.h"
@@ -138,6 +145,28 @@ static void test_bestfit_large(void) {
   CHECK(r.peak <= 2 * r.lower_bound);
 }
 
+/* issue 4's target on iopddl/S_1: auto within 0.1% of the lower bound. */
+static void test_s1(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+  fprintf(stderr, "skip: S_1 needs an unsanitised build (time-limited restarts)\n");
+  skipped = 1;
+#else
+  sfc_pack_csv_t csv;
+  if (!load("iopddl/S_1.csv", &csv))
+    return;
+  sfc_pack_problem_t p = {.blocks = csv.blocks, .count = csv.count, .alignment = 1};
+  sfc_pack_options_t opt = {.time_limit_s = 20, .mip_max_blocks = 30};
+  sfc_pack_result_t r;
+  sfc_error_t err = {0};
+  CHECK_OK(sfc_pack_run("auto", &p, &opt, &r, &err), err); /* verified inside */
+  CHECK_EQ_U64(r.lower_bound, 1498635932);
+  fprintf(stderr, "S_1: auto %.6f x lower bound (%s) in %.1f s\n", ratio(&r), r.algorithm,
+          r.seconds);
+  CHECK(ratio(&r) <= 1.001);
+  sfc_pack_csv_free(&csv);
+#endif
+}
+
 /* The SVG has one rect of class "b" per block, the two lines, an escaped title,
  * and ends with </svg>. */
 static void test_svg(void) {
@@ -170,7 +199,12 @@ static void test_svg(void) {
   free(text);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "s1") == 0) { /* the slow S_1 target test */
+    RUN(test_s1);
+    int rc = check_summary();
+    return rc ? rc : skipped ? 77 : 0;
+  }
   RUN(test_auto_decomposes);
   RUN(test_auto_trivial);
   RUN(test_resnet50);

@@ -5,39 +5,13 @@
 #include <unistd.h>
 
 #include "plan_test_util.h"
-
-typedef struct failing {
-  long calls, fail_at;
-  long live_blocks;
-  long long live_bytes;
-} failing_t;
-
-static void *failing_fn(void *user, void *ptr, size_t old_bytes, size_t new_bytes) {
-  failing_t *f = user;
-  if (new_bytes == 0) {
-    if (ptr) {
-      f->live_blocks--;
-      f->live_bytes -= (long long)old_bytes;
-      free(ptr);
-    }
-    return NULL;
-  }
-  if (++f->calls == f->fail_at)
-    return NULL;
-  void *p = realloc(ptr, new_bytes);
-  if (!p)
-    return NULL;
-  if (!ptr)
-    f->live_blocks++;
-  f->live_bytes += (long long)new_bytes - (long long)old_bytes;
-  return p;
-}
+#include "test_alloc.h"
 
 /* Runs load for N = 1.. until it succeeds; returns the number of allocations. */
 static long fail_every(const char *label, const void *data, size_t n, const char *path) {
   for (long at = 1; at < 1000; at++) {
-    failing_t f = {0, at, 0, 0};
-    sfc_allocator_t a = {failing_fn, &f};
+    test_alloc_t f = {0, at, 0, 0};
+    sfc_allocator_t a = {test_alloc_fn, &f};
     sfcrt_plan_t *plan = NULL;
     sfc_error_t err;
     sfc_status_t s = path ? sfcrt_plan_load_file(path, &a, &plan, &err)
@@ -88,8 +62,8 @@ static void test_failure_frees(void) {
   void *d;
   size_t n;
   pb_write(b, &d, &n);
-  failing_t f = {0, -1, 0, 0};
-  sfc_allocator_t a = {failing_fn, &f};
+  test_alloc_t f = {0, -1, 0, 0};
+  sfc_allocator_t a = {test_alloc_fn, &f};
   sfcrt_plan_t *plan;
   sfc_error_t err;
   CHECK_EQ_I64(sfcrt_plan_load_buffer(d, n, &a, &plan, &err), SFC_ERR_VERIFY);

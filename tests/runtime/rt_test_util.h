@@ -1,6 +1,6 @@
 /* rt_test_util.h — helpers shared by the runtime tests: load a builder plan through
  * the reader (so every valid plan a test replays passes the validator), replay N
- * iterations through the pull loop, and a counting allocator.
+ * iterations through the pull loop; the counting allocator is tests/test_alloc.h.
  *
  *   pb_t *b = pb_new(); pb_example_full(b);
  *   sfcrt_plan_t *plan = rt_load(b);               // validated
@@ -16,6 +16,7 @@
 #include "interp.h" /* sfcrt_session_create_view: replay unvalidated (broken) views */
 #include "plan_builder.h"
 #include "sfcrt.h"
+#include "test_alloc.h" /* test_alloc_t: the counting, failing allocator */
 
 /* Writes the builder's plan and loads it back through the validating reader. */
 static inline sfcrt_plan_t *rt_load(pb_t *b) {
@@ -45,35 +46,6 @@ static inline sfc_status_t rt_replay(const sfc_plan_view_t *view, const sfcrt_op
     sfcrt_session_stats(s, out_stats);
   sfcrt_session_destroy(s);
   return st;
-}
-
-/* Counting allocator: counts calls and live bytes; fails call number fail_at (0 =
- * never). */
-typedef struct rt_counting {
-  long calls, fail_at;
-  long live_blocks;
-  long long live_bytes;
-} rt_counting_t;
-
-static inline void *rt_counting_fn(void *user, void *ptr, size_t old_bytes, size_t new_bytes) {
-  rt_counting_t *f = user;
-  if (new_bytes == 0) {
-    if (ptr) {
-      f->live_blocks--;
-      f->live_bytes -= (long long)old_bytes;
-      free(ptr);
-    }
-    return NULL;
-  }
-  if (++f->calls == f->fail_at)
-    return NULL;
-  void *p = realloc(ptr, new_bytes);
-  if (!p)
-    return NULL;
-  if (!ptr)
-    f->live_blocks++;
-  f->live_bytes += (long long)new_bytes - (long long)old_bytes;
-  return p;
 }
 
 #endif /* SFC_TEST_RT_UTIL_H */

@@ -10,8 +10,8 @@
 static long fail_every(const char *label, const void *data, size_t n, const char *device,
                        int integrity) {
   for (long at = 1; at < 1000; at++) {
-    rt_counting_t c = {0, at, 0, 0};
-    sfc_allocator_t a = {rt_counting_fn, &c};
+    test_alloc_t c = {0, at, 0, 0};
+    sfc_allocator_t a = {test_alloc_fn, &c};
     sfcrt_plan_t *plan = NULL;
     sfcrt_session_t *s = NULL;
     sfc_error_t err;

@@ -58,8 +58,8 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
   sfcrt_options_init(&opt);
   opt.device = "cuda";
   opt.cuda.mode = mode;
-  rt_counting_t count = {0}; /* proves: no heap allocation during the iterations */
-  sfc_allocator_t counting = {rt_counting_fn, &count};
+  test_alloc_t count = {0}; /* proves: no heap allocation during the iterations */
+  sfc_allocator_t counting = {test_alloc_fn, &count};
   opt.alloc = &counting;
   sfcrt_session_t *s = NULL;
   sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);

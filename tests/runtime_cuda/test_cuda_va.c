@@ -200,11 +200,11 @@ static void test_deinit_mapped(void) {
 }
 
 /* A failing allocator / failing driver call in init and reserve frees what they made
- * (rt_counting: live blocks back to 0). */
+ * (test_alloc_t: live blocks back to 0). */
 static void test_failing_setup(void) {
   for (long fail_at = 1; fail_at <= 2; fail_at++) {
-    rt_counting_t count = {.fail_at = fail_at};
-    sfc_allocator_t a = {rt_counting_fn, &count};
+    test_alloc_t count = {.fail_at = fail_at};
+    sfc_allocator_t a = {test_alloc_fn, &count};
     sfcrt_cuda_va_pool_t p;
     sfcrt_cuda_va_range_t r;
     sfc_error_t err;

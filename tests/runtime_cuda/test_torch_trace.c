@@ -173,8 +173,8 @@ static void test_round_trips(void) {
 static void test_failing_allocator(void) {
   const char *csv = "id,lower,upper,size,offset\n0,0,1,5,0\n1,0,2,5,512\n";
   for (long fail_at = 1; fail_at <= 3; fail_at++) {
-    rt_counting_t count = {.fail_at = fail_at};
-    sfc_allocator_t a = {rt_counting_fn, &count};
+    test_alloc_t count = {.fail_at = fail_at};
+    sfc_allocator_t a = {test_alloc_fn, &count};
     sfcrt_torch_trace_t t;
     sfc_error_t err;
     sfc_status_t st = sfcrt_torch_trace_parse(csv, strlen(csv), NULL, true, &a, &t, &err);

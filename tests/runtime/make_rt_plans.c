@@ -3,7 +3,7 @@
  *   DIR/lost_swap.plan  the same with a swap-out that copies 0 bytes: the reader
  *                       accepts it, `sfc run --integrity` must reject it (exit 1)
  *   DIR/full.plan       pb_example_full: a tiled segment and a swap round trip
- *   DIR/external.plan   pb_simple_chain(3) whose input x is external (framework memory)
+ *   DIR/external.plan   rt_external_plan: pb_simple_chain(3) whose input x is external
  * Run by tests/runtime/regen-rt-plans.sh. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +14,9 @@ static void write_plan(const char *dir, const char *name, int variant) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   pb_t *b = pb_new();
-  if (variant == -2) {
-    pb_simple_chain(b, 3);
-    pb_tensor_at(b, 0)->flags |= SFC_TENSOR_EXTERNAL;
-    sfc_plan_block_t *x = pb_block_at(b, 0);
-    x->flags = SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT;
-    x->offset = 0;
-    x->bytes = 0;
-  } else if (variant < 0)
+  if (variant == -2)
+    rt_external_plan(b);
+  else if (variant < 0)
     pb_example_full(b);
   else
     rt_swap_plan(b, variant);

@@ -43,6 +43,15 @@ void rt_swap_plan(pb_t *b, int variant) {
   pb_fit_arenas(b);
 }
 
+void rt_external_plan(pb_t *b) {
+  pb_simple_chain(b, 3);
+  pb_tensor_at(b, 0)->flags |= SFC_TENSOR_EXTERNAL;
+  sfc_plan_block_t *x = pb_block_at(b, 0);
+  x->flags = SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT;
+  x->offset = 0;
+  x->bytes = 0;
+}
+
 /* ---- seeded random swap plans ---------------------------------------------------- */
 
 static uint64_t rng_state;

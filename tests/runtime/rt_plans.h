@@ -30,6 +30,10 @@ typedef enum rt_swap_variant {
 /* Appends the swap plan, broken as `variant` says, to an empty builder. */
 void rt_swap_plan(pb_t *b, int variant);
 
+/* Appends pb_simple_chain(3) whose input x (tensor 0, block 0) is external: framework
+ * memory the caller binds (sfcrt_session_bind), persistent, no arena bytes. */
+void rt_external_plan(pb_t *b);
+
 /* Seeded random swap plans (test_rt_random.c, bench_rt_replay.c).
  *
  * Generator (per seed, xorshift64*): n ops in a chain; op k reads t(k-1) and, half the

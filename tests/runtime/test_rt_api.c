@@ -2,6 +2,7 @@
  * the planned offsets, tiles with their boxes, swaps counted), the sim device's
  * numbers derived by hand, misuse -> SFC_ERR_STATE, external tensors, and zero heap
  * allocations per iteration (counting allocator) on every device. */
+#include "rt_plans.h"
 #include "rt_test_util.h"
 
 /* pb_example_full, walked by hand: op, segment, tile and the box rows of operand 0. */
@@ -332,12 +333,7 @@ static void test_misuse(void) {
 /* x is external: bind it, replay with integrity; unbound -> SFC_ERR_STATE. */
 static void test_external(void) {
   pb_t *b = pb_new();
-  pb_simple_chain(b, 3);
-  pb_tensor_at(b, 0)->flags |= SFC_TENSOR_EXTERNAL;
-  sfc_plan_block_t *x = pb_block_at(b, 0);
-  x->flags = SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT;
-  x->offset = 0;
-  x->bytes = 0;
+  rt_external_plan(b);
   sfcrt_plan_t *plan = rt_load(b);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
@@ -382,8 +378,8 @@ static void test_no_allocation_per_iteration(void) {
   sfcrt_plan_t *plan = rt_load(b);
   static const char *const devices[] = {"host", "host", "sim"};
   for (int i = 0; i < 3; i++) {
-    rt_counting_t c = {0, 0, 0, 0};
-    sfc_allocator_t a = {rt_counting_fn, &c};
+    test_alloc_t c = {0, 0, 0, 0};
+    sfc_allocator_t a = {test_alloc_fn, &c};
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
     opt.device = devices[i];

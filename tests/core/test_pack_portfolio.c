@@ -167,6 +167,32 @@ static void test_s1(void) {
 #endif
 }
 
+/* auto on a part too large for the exact search (the same 20,000-block mix, 1 s):
+ * the re-pack chains, mirror-compaction and randomised restarts run (verbose
+ * output shows them); every packing is verified inside sfc_pack_run, and auto
+ * never ends above best-fit's peak (its first run). */
+static void test_auto_large(void) {
+  enum { N = 20000 };
+  static sfc_pack_block_t b[N];
+  rng = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < N; i++) {
+    int64_t s = (int64_t)(next_rand() % 20000);
+    int64_t len = next_rand() % 50 == 0 ? 1 + (int64_t)(next_rand() % 20000)
+                                        : 1 + (int64_t)(next_rand() % 40);
+    b[i] = (sfc_pack_block_t){.size = 1 + next_rand() % 100000, .start = s, .end = s + len};
+  }
+  sfc_pack_problem_t p = {.blocks = b, .count = N, .alignment = 1};
+  sfc_pack_result_t bf, r;
+  sfc_error_t err = {0};
+  CHECK_OK(sfc_pack_run("best-fit", &p, NULL, &bf, &err), err);
+  sfc_pack_options_t opt = {.time_limit_s = 1, .mip_max_blocks = 30};
+  CHECK_OK(sfc_pack_run("auto", &p, &opt, &r, &err), err);
+  fprintf(stderr, "20,000 blocks: best-fit %.6f, auto %.6f x lower bound (%s)\n", ratio(&bf),
+          ratio(&r), r.algorithm);
+  CHECK(r.peak >= r.lower_bound);
+  CHECK(r.peak <= bf.peak);
+}
+
 /* The SVG has one rect of class "b" per block, the two lines, an escaped title,
  * and ends with </svg>. */
 static void test_svg(void) {
@@ -210,6 +236,7 @@ int main(int argc, char **argv) {
   RUN(test_resnet50);
   RUN(test_mobilenet);
   RUN(test_bestfit_large);
+  RUN(test_auto_large);
   RUN(test_svg);
   int rc = check_summary();
   return rc ? rc : skipped ? 77 : 0;

@@ -325,6 +325,21 @@ static void test_record_table(void) {
   sfcrt_torch_match_deinit(&m);
 }
 
+/* One iteration of the two-run flow's small "model": 6 requests of sz with a
+ * forward/backward shape (request 1 is freed before requests 3..5 are made). Both runs
+ * make exactly this sequence. */
+static void model_iteration(sfcrt_torch_match_t *m, const size_t sz[6]) {
+  void *p[6];
+  for (int i = 0; i < 3; i++)
+    p[i] = sfcrt_torch_match_alloc(m, sz[i]);
+  sfcrt_torch_match_free(m, p[1], sz[1]);
+  for (int i = 3; i < 6; i++)
+    p[i] = sfcrt_torch_match_alloc(m, sz[i]);
+  for (int i = 0; i < 6; i++)
+    if (i != 1)
+      sfcrt_torch_match_free(m, p[i], sz[i]);
+}
+
 /* Record -> CSV -> compiler's reader -> greedy packer (checked) -> packed CSV ->
  * replay: the second run is served entirely from the plan. */
 static void test_two_run_flow(void) {
@@ -343,15 +358,7 @@ static void test_two_run_flow(void) {
     sfcrt_torch_match_iteration_begin(&m, &done);
     if (done)
       CHECK_EQ_U64(sfcrt_torch_trace_write_file(trace, m.rec, m.rec_count, false, &err), SFC_OK);
-    void *p[6];
-    for (int i = 0; i < 3; i++)
-      p[i] = sfcrt_torch_match_alloc(&m, sz[i]);
-    sfcrt_torch_match_free(&m, p[1], sz[1]);
-    for (int i = 3; i < 6; i++)
-      p[i] = sfcrt_torch_match_alloc(&m, sz[i]);
-    for (int i = 0; i < 6; i++)
-      if (i != 1)
-        sfcrt_torch_match_free(&m, p[i], sz[i]);
+    model_iteration(&m, sz);
   }
   sfcrt_torch_match_deinit(&m);
 
@@ -386,15 +393,7 @@ static void test_two_run_flow(void) {
   sfcrt_torch_match_set_arena(&m, arena);
   for (int it = 0; it < 3; it++) {
     sfcrt_torch_match_iteration_begin(&m, NULL);
-    void *p[6];
-    for (int i = 0; i < 3; i++)
-      p[i] = sfcrt_torch_match_alloc(&m, sz[i]);
-    sfcrt_torch_match_free(&m, p[1], sz[1]);
-    for (int i = 3; i < 6; i++)
-      p[i] = sfcrt_torch_match_alloc(&m, sz[i]);
-    for (int i = 0; i < 6; i++)
-      if (i != 1)
-        sfcrt_torch_match_free(&m, p[i], sz[i]);
+    model_iteration(&m, sz);
   }
   CHECK_EQ_U64(m.stats.planned, 18);
   CHECK_EQ_U64(m.stats.fallback, 0);

@@ -28,6 +28,15 @@
 #include "sfcrt.h"
 
 static sfcrt_cuda_driver_t drv;
+
+/* The valid swap plan of rt_plans.h, through the validating reader. */
+static sfcrt_plan_t *load_swap_plan(void) {
+  pb_t *b = pb_new();
+  rt_swap_plan(b, RT_VALID);
+  sfcrt_plan_t *plan = rt_load(b);
+  pb_free(b);
+  return plan;
+}
 static CUcontext ctx;
 static CUdevice dev;
 
@@ -228,10 +237,7 @@ static void test_driver_failures(void) {
       {"cuMemHostAlloc", 1, 1},
   };
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-    pb_t *b = pb_new();
-    rt_swap_plan(b, RT_VALID);
-    sfcrt_plan_t *plan = rt_load(b);
-    pb_free(b);
+    sfcrt_plan_t *plan = load_swap_plan();
     sfc_error_t err;
     sfcrt_options_t opt;
     sfcrt_options_init(&opt);
@@ -256,10 +262,7 @@ static void test_driver_failures(void) {
     sfcrt_plan_destroy(plan);
   }
   /* a copy failing mid-iteration fails the session with the call's name */
-  pb_t *b = pb_new();
-  rt_swap_plan(b, RT_VALID);
-  sfcrt_plan_t *plan = rt_load(b);
-  pb_free(b);
+  sfcrt_plan_t *plan = load_swap_plan();
   sfc_error_t err;
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
@@ -290,10 +293,7 @@ static void test_framework_stream(void) {
   CUstream fw = NULL;
   if (!cu(drv.fn.cuStreamCreate(&fw, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
     return;
-  pb_t *b = pb_new();
-  rt_swap_plan(b, RT_VALID);
-  sfcrt_plan_t *plan = rt_load(b);
-  pb_free(b);
+  sfcrt_plan_t *plan = load_swap_plan();
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "cuda";

@@ -1,14 +1,9 @@
 /* test_oset.c — the ordered set against a brute-force model, seeded random ops. */
 #include "check.h"
+#include "test_rand.h"
 #include "oset.h"
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 #define N 2000
 
@@ -19,19 +14,19 @@ static void test_random_against_model(void) {
   static int in[N];
   int mismatches = 0;
   for (int round = 0; round < 200000; round++) {
-    uint32_t id = (uint32_t)(next_rand() % N);
+    uint32_t id = (uint32_t)(test_rand_next(&rng) % N);
     if (in[id]) {
       sfc_oset_erase(&s, key[id], id);
       in[id] = 0;
     } else {
-      key[id] = next_rand() % 500; /* many equal keys: ties broken by id */
+      key[id] = test_rand_next(&rng) % 500; /* many equal keys: ties broken by id */
       sfc_oset_insert(&s, key[id], id);
       in[id] = 1;
     }
     if (round % 97 != 0)
       continue;
-    uint64_t qk = next_rand() % 520;
-    uint32_t qid = (uint32_t)(next_rand() % (N + 1));
+    uint64_t qk = test_rand_next(&rng) % 520;
+    uint32_t qid = (uint32_t)(test_rand_next(&rng) % (N + 1));
     uint32_t want_prev = SFC_OSET_NONE, want_next = SFC_OSET_NONE;
     for (uint32_t j = 0; j < N; j++) {
       if (!in[j])

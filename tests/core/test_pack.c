@@ -1,5 +1,6 @@
 /* test_pack.c — the packer interface, lower bound, checker and greedy-by-size. */
 #include "check.h"
+#include "test_rand.h"
 #include "pack.h"
 
 #define B(size_, start_, end_)                                                                     \
@@ -114,12 +115,6 @@ static void test_checker_many_reuses(void) {
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 /* Seeded random instances: every packing passes the checker (inside sfc_pack_run)
  * and lies between the lower bound and the sum of sizes. */
@@ -129,9 +124,10 @@ static void test_random_instances(void) {
   for (int round = 0; round < 50; round++) {
     uint64_t sum = 0;
     for (int i = 0; i < N; i++) {
-      int64_t s = (int64_t)(next_rand() % 200);
-      b[i] = (sfc_pack_block_t){
-          .size = 1 + next_rand() % 5000, .start = s, .end = s + 1 + (int64_t)(next_rand() % 30)};
+      int64_t s = (int64_t)(test_rand_next(&rng) % 200);
+      b[i] = (sfc_pack_block_t){.size = 1 + test_rand_next(&rng) % 5000,
+                                .start = s,
+                                .end = s + 1 + (int64_t)(test_rand_next(&rng) % 30)};
       sum += b[i].size;
     }
     sfc_pack_result_t r;

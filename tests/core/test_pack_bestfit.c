@@ -3,6 +3,7 @@
  * comments (the seed's rules applied step by step); every packing is also checked
  * by a brute-force O(n^2) overlap test written here, independent of sfc_pack_check. */
 #include "check.h"
+#include "test_rand.h"
 #include "pack.h"
 
 #define B(size_, start_, end_)                                                                     \
@@ -215,12 +216,6 @@ static void test_split(void) {
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 /* Seeded random instances through every registered packer (exact ones with a
  * short time limit on small instances only): the brute-force check holds, the
@@ -236,9 +231,10 @@ static void test_every_packer_random(void) {
     size_t n = round < 10 ? 8 + round : N; /* small ones for the exact packers */
     uint64_t sum = 0, align = round % 3 == 0 ? 8 : 1;
     for (size_t i = 0; i < n; i++) {
-      int64_t s = (int64_t)(next_rand() % 60);
-      base[i] = (sfc_pack_block_t){
-          .size = 1 + next_rand() % 1000, .start = s, .end = s + 1 + (int64_t)(next_rand() % 20)};
+      int64_t s = (int64_t)(test_rand_next(&rng) % 60);
+      base[i] = (sfc_pack_block_t){.size = 1 + test_rand_next(&rng) % 1000,
+                                   .start = s,
+                                   .end = s + 1 + (int64_t)(test_rand_next(&rng) % 20)};
       sum += (base[i].size + align - 1) / align * align;
     }
     uint64_t best_heuristic = UINT64_MAX, auto_peak = 0;

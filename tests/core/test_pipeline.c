@@ -2,6 +2,7 @@
  * code, with expected numbers worked out by hand; seeded random graphs through the
  * whole pipeline, each plan checked by the verifier. */
 #include "check.h"
+#include "test_rand.h"
 #include "graph_build.h"
 #include "pipeline.h"
 #include "verify.h"
@@ -128,10 +129,7 @@ static void test_over_budget_is_a_result(void) {
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint32_t rnd(uint32_t n) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng % n);
+  return (uint32_t)(test_rand_next(&rng) % n);
 }
 
 /* A random training-like iteration: params, a forward chain with skips, a loss,

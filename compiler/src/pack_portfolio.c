@@ -198,11 +198,13 @@ static sfc_status_t repack(sfc_pack_problem_t *p, chain_t *c, uint32_t *tmp, bes
 }
 
 /* Mirror-compaction: greedy first fit (pack_greedy.c) in the order of the offsets
- * of p's packing turned upside down (offset' = peak - offset - size). Each block
- * then finds at most its mirrored offset free (every block placed before it sat
- * lower in the mirror and only moved down), so without alignment the peak never
- * grows, and the blocks the first packing left stranded at the top sink into the
- * holes at the bottom. One greedy run: O(sum k log k). */
+ * of p's packing turned upside down (offset' = peak - offset - size). When a
+ * block's turn comes its mirrored offset is still free (every block placed before
+ * it sat lower in the mirror and can only have moved down), so first fit puts it
+ * there or lower: without alignment the peak never grows, and the blocks the
+ * first packing left stranded at the top sink into the holes at the bottom (with
+ * alignment the caller keeps the result only when it is better). One greedy
+ * run: O(sum k log k). */
 static sfc_status_t mirror_compact(sfc_pack_problem_t *p, uint64_t peak, uint32_t *order,
                                    sfc_pack_result_t *r, sfc_error_t *err) {
   size_t n = p->count;
@@ -341,7 +343,7 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
       bf_cost = now_s() - t;
   }
   /* 2. re-pack chains, the lowest peak first; on parts too large for the exact
-   * search they stop halfway to the deadline, leaving the rest to step 3 */
+   * search they stop at a quarter of the time left, leaving the rest to step 3 */
   bool large = n > SEARCH_MAX_BLOCKS;
   double chain_deadline = large ? t_start + (deadline - t_start) / 4 : deadline;
   chain_t *last = last_k >= 0 ? &ch[last_k] : NULL;

@@ -56,15 +56,8 @@ const sfc_packer_t *sfc_packer_find(const char *name) {
   return NULL;
 }
 
-/* A lifetime event: time, then kind (0 = free, 1 = alloc) so frees sort first. */
-typedef struct event {
-  int64_t time;
-  uint32_t kind;
-  uint32_t block;
-} event_t;
-
 static int event_cmp(const void *pa, const void *pb) {
-  const event_t *a = pa, *b = pb;
+  const sfc_pack_event_t *a = pa, *b = pb;
   if (a->time != b->time)
     return a->time < b->time ? -1 : 1;
   if (a->kind != b->kind)
@@ -72,18 +65,49 @@ static int event_cmp(const void *pa, const void *pb) {
   return a->block < b->block ? -1 : (a->block > b->block);
 }
 
-static event_t *sorted_events(const sfc_pack_problem_t *p) {
-  if (p->count > SIZE_MAX / 2 / sizeof(event_t))
+sfc_pack_event_t *sfc_pack_events_sorted(const sfc_pack_problem_t *p) {
+  if (p->count > SIZE_MAX / 2 / sizeof(sfc_pack_event_t))
     return NULL;
-  event_t *ev = malloc((p->count ? p->count : 1) * 2 * sizeof *ev);
+  sfc_pack_event_t *ev = malloc((p->count ? p->count : 1) * 2 * sizeof *ev);
   if (!ev)
     return NULL;
   for (size_t i = 0; i < p->count; i++) {
-    ev[2 * i] = (event_t){p->blocks[i].start, 1, (uint32_t)i};
-    ev[2 * i + 1] = (event_t){p->blocks[i].end, 0, (uint32_t)i};
+    ev[2 * i] = (sfc_pack_event_t){p->blocks[i].start, 1, (uint32_t)i};
+    ev[2 * i + 1] = (sfc_pack_event_t){p->blocks[i].end, 0, (uint32_t)i};
   }
   qsort(ev, p->count * 2, sizeof *ev, event_cmp);
   return ev;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+size_t sfc_pack_times_distinct(const sfc_pack_problem_t *p, int64_t *times) {
+  size_t n = p->count;
+  for (size_t i = 0; i < n; i++) {
+    times[2 * i] = p->blocks[i].start;
+    times[2 * i + 1] = p->blocks[i].end;
+  }
+  qsort(times, 2 * n, sizeof *times, cmp_i64);
+  size_t nt = 0;
+  for (size_t i = 0; i < 2 * n; i++)
+    if (nt == 0 || times[nt - 1] != times[i])
+      times[nt++] = times[i];
+  return nt;
+}
+
+uint32_t sfc_pack_time_rank(const int64_t *times, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (times[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (uint32_t)lo;
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a) {
@@ -91,7 +115,7 @@ static uint64_t align_up(uint64_t x, uint64_t a) {
 }
 
 uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *p) {
-  event_t *ev = sorted_events(p);
+  sfc_pack_event_t *ev = sfc_pack_events_sorted(p);
   if (!ev)
     return 0;
   uint64_t a = p->alignment ? p->alignment : 1, live = 0, peak = 0, pad = 0;
@@ -131,7 +155,7 @@ sfc_status_t sfc_pack_check(const sfc_pack_problem_t *p, uint64_t *out_peak, uin
   }
   if (p->count > UINT32_MAX - 1)
     return sfc_error_set(err, SFC_ERR_LIMIT, "too many blocks to check (%zu)", p->count);
-  event_t *ev = sorted_events(p);
+  sfc_pack_event_t *ev = sfc_pack_events_sorted(p);
   sfc_oset_t live;
   if (!ev || !sfc_oset_init(&live, (uint32_t)p->count)) {
     free(ev);

@@ -84,6 +84,24 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
  * before allocations at equal times (half-open lifetimes). */
 uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *problem);
 
+/* A lifetime event: a block's start (kind 1, allocation) or end (kind 0, free). */
+typedef struct sfc_pack_event {
+  int64_t time;
+  uint32_t kind;
+  uint32_t block;
+} sfc_pack_event_t;
+
+/* The 2 * count events of a problem sorted by time, frees before allocations at
+ * equal times (half-open lifetimes), then by block: what every sweep over time
+ * starts from. malloc'ed (free() it); NULL when out of memory. */
+sfc_pack_event_t *sfc_pack_events_sorted(const sfc_pack_problem_t *problem);
+
+/* Time compression: writes the distinct start and end times of the blocks, sorted,
+ * to times[0 .. n) (times holds 2 * count) and returns n. sfc_pack_time_rank gives a
+ * time's index among them (the first index whose time is >= t). O(n log n). */
+size_t sfc_pack_times_distinct(const sfc_pack_problem_t *problem, int64_t *times);
+uint32_t sfc_pack_time_rank(const int64_t *times, size_t n, int64_t t);
+
 /* Independent check of a packing: alignment, no overlap in time and bytes, peak.
  * Returns SFC_ERR_VERIFY naming the two blocks that collide (also stored in
  * out_pair when it is not NULL; UINT32_MAX when the failure is not a pair).

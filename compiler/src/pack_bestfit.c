@@ -131,23 +131,6 @@ static int startkey_cmp(const void *pa, const void *pb) {
   return x->id < y->id ? -1 : (x->id > y->id);
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return a < b ? -1 : (a > b);
-}
-
-static uint32_t rank_of(const int64_t *times, size_t n, int64_t t) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (times[mid] < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (uint32_t)lo;
-}
-
 static void rtree_free(rtree_t *t) {
   for (uint32_t d = 0; t->key && d < t->levels; d++)
     free(t->key[d]);
@@ -389,19 +372,11 @@ sfc_status_t sfc_pack_best_fit_ordered(sfc_pack_problem_t *p, const uint32_t *gi
       !s.seg)
     goto oom;
 
-  for (size_t i = 0; i < n; i++) {
-    times[2 * i] = p->blocks[i].start;
-    times[2 * i + 1] = p->blocks[i].end;
-  }
-  qsort(times, 2 * n, sizeof *times, cmp_i64);
-  size_t nt = 0;
-  for (size_t i = 0; i < 2 * n; i++)
-    if (nt == 0 || times[nt - 1] != times[i])
-      times[nt++] = times[i];
+  size_t nt = sfc_pack_times_distinct(p, times);
   for (size_t i = 0; i < n; i++) {
     const sfc_pack_block_t *b = &p->blocks[i];
-    s_rank[i] = rank_of(times, nt, b->start);
-    e_rank[i] = rank_of(times, nt, b->end);
+    s_rank[i] = sfc_pack_time_rank(times, nt, b->start);
+    e_rank[i] = sfc_pack_time_rank(times, nt, b->end);
     pref[i] = (pref_t){(uint64_t)b->end - (uint64_t)b->start, b->size, (uint32_t)i};
     sk[i] = (startkey_t){b->start, (uint32_t)i};
   }

@@ -104,24 +104,6 @@ static void sort_spans(span_t *a, span_t *tmp, size_t n) {
     memcpy(a, src, n * sizeof *a);
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return a < b ? -1 : (a > b);
-}
-
-/* Index of t in the sorted distinct times (t is always present). */
-static size_t time_index(const int64_t *times, size_t n, int64_t t) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (times[mid] < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 static bool node_push(node_t *n, uint32_t id) {
   if (n->count == n->capacity) {
     uint32_t cap = n->capacity ? n->capacity * 2 : 4;
@@ -200,15 +182,7 @@ sfc_status_t sfc_pack_greedy_ordered(sfc_pack_problem_t *p, const uint32_t *give
     goto oom;
 
   /* Compress time: block i occupies elementary slots [slot_lo, slot_hi). */
-  for (size_t i = 0; i < n; i++) {
-    times[2 * i] = p->blocks[i].start;
-    times[2 * i + 1] = p->blocks[i].end;
-  }
-  qsort(times, 2 * n, sizeof *times, cmp_i64);
-  size_t nt = 0;
-  for (size_t i = 0; i < 2 * n; i++)
-    if (nt == 0 || times[nt - 1] != times[i])
-      times[nt++] = times[i];
+  size_t nt = sfc_pack_times_distinct(p, times);
   t.leaves = 1;
   while (t.leaves < nt - 1)
     t.leaves *= 2;
@@ -216,8 +190,8 @@ sfc_status_t sfc_pack_greedy_ordered(sfc_pack_problem_t *p, const uint32_t *give
   if (!t.nodes)
     goto oom;
   for (size_t i = 0; i < n; i++) {
-    slot_lo[i] = (uint32_t)time_index(times, nt, p->blocks[i].start);
-    slot_hi[i] = (uint32_t)time_index(times, nt, p->blocks[i].end);
+    slot_lo[i] = sfc_pack_time_rank(times, nt, p->blocks[i].start);
+    slot_hi[i] = sfc_pack_time_rank(times, nt, p->blocks[i].end);
     order[i] = (item_t){p->blocks[i].size, p->blocks[i].start, (uint32_t)i};
   }
   if (!given)

@@ -11,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct event {
-  int64_t time;
-  uint32_t kind; /* 0 = free, 1 = alloc: frees first at equal times */
-  uint32_t id;
-} event_t;
-
-static int event_cmp(const void *pa, const void *pb) {
-  const event_t *a = pa, *b = pb;
-  if (a->time != b->time)
-    return a->time < b->time ? -1 : 1;
-  if (a->kind != b->kind)
-    return a->kind < b->kind ? -1 : 1;
-  return a->id < b->id ? -1 : (a->id > b->id);
-}
-
 void sfc_pack_sections_free(sfc_pack_sections_t *x) {
   free(x->lo);
   free(x->hi);
@@ -46,7 +31,7 @@ sfc_status_t sfc_pack_sections_build(const sfc_pack_problem_t *p, uint64_t max_p
   uint32_t n = (uint32_t)p->count;
   x->n = n;
   size_t n1 = n ? n : 1;
-  event_t *ev = malloc(2 * n1 * sizeof *ev);
+  sfc_pack_event_t *ev = sfc_pack_events_sorted(p);
   uint32_t *live = malloc(n1 * sizeof *live), *pos = malloc(n1 * sizeof *pos);
   uint32_t *fill = calloc(n1, sizeof *fill);
   x->lo = malloc(n1 * sizeof *x->lo);
@@ -55,11 +40,6 @@ sfc_status_t sfc_pack_sections_build(const sfc_pack_problem_t *p, uint64_t max_p
   sfc_status_t st = SFC_OK;
   if (!ev || !live || !pos || !fill || !x->lo || !x->hi || !x->overlap_start)
     goto oom;
-  for (uint32_t i = 0; i < n; i++) {
-    ev[2 * i] = (event_t){p->blocks[i].start, 1, i};
-    ev[2 * i + 1] = (event_t){p->blocks[i].end, 0, i};
-  }
-  qsort(ev, 2 * (size_t)n, sizeof *ev, event_cmp);
 
   /* Sweep 1: section ranges and overlap counts (each pair at the later start). */
   uint32_t nlive = 0, nsec = 0;
@@ -67,7 +47,7 @@ sfc_status_t sfc_pack_sections_build(const sfc_pack_problem_t *p, uint64_t max_p
   int64_t last_free = 0;
   uint64_t pairs = 0, members = 0;
   for (size_t e = 0; e < 2 * (size_t)n; e++) {
-    uint32_t i = ev[e].id;
+    uint32_t i = ev[e].block;
     if (ev[e].kind == 1) {
       x->lo[i] = nsec;
       for (uint32_t k = 0; k < nlive; k++)
@@ -113,7 +93,7 @@ sfc_status_t sfc_pack_sections_build(const sfc_pack_problem_t *p, uint64_t max_p
   /* Sweep 2: the overlap lists. */
   nlive = 0;
   for (size_t e = 0; e < 2 * (size_t)n; e++) {
-    uint32_t i = ev[e].id;
+    uint32_t i = ev[e].block;
     if (ev[e].kind == 1) {
       for (uint32_t k = 0; k < nlive; k++) {
         uint32_t o = live[k];

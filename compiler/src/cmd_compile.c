@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -51,12 +50,6 @@ static const char help[] =
     "\n"
     "exit status: 0 plan fits the budget; 1 plan written but does not fit;\n"
     "             2 bad input or usage (nothing written); 3 internal error\n";
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct args {
   const char *graph, *config, *budget, *profile, *packer, *output, *dump_after, *batch;
@@ -170,7 +163,7 @@ static int run(int argc, char **argv) {
     batch = (int64_t)v;
   }
 
-  double t0 = now_seconds();
+  double t0 = sfc_clock_seconds();
   sfc_error_t err = {0};
   sfc_config_t cfg;
   sfc_cli_config_args_t ca = {a.config, a.profile, a.budget, a.packer};
@@ -197,9 +190,9 @@ static int run(int argc, char **argv) {
       plan_bytes = (uint64_t)sb.st_size;
   }
   if (st == SFC_OK && a.json)
-    print_json(&ir, now_seconds() - t0, a.output, plan_bytes);
+    print_json(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes);
   else if (st == SFC_OK && !a.quiet)
-    sfc_report_compile(&ir, now_seconds() - t0, a.output, plan_bytes, stdout);
+    sfc_report_compile(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes, stdout);
   bool fits = ir.fits_budget;
   if (st == SFC_OK && !fits) {
     char need[32], have[32];

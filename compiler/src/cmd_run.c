@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "sfcrt.h"
@@ -31,12 +30,6 @@ static const char run_help[] =
     "examples:\n"
     "  sfc run cnn.plan --device host --integrity --iterations 3\n"
     "  sfc run cnn.plan --device sim\n";
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Binds every external tensor (the framework's inputs and parameters) to zeroed host
  * memory owned by *owned (host device; sim needs none). */
@@ -67,10 +60,10 @@ static sfc_status_t replay(const sfcrt_plan_t *plan, const sfcrt_options_t *opt,
   void **owned = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
   sfc_status_t st = bind_externals(s, v, opt->device, &owned, err);
-  double t0 = now_s();
+  double t0 = sfc_clock_seconds();
   if (st == SFC_OK)
     st = sfcrt_session_run(s, (uint64_t)iterations, err);
-  *wall_s = now_s() - t0;
+  *wall_s = sfc_clock_seconds() - t0;
   sfcrt_session_stats(s, stats);
   stats->step_stall_us = NULL;
   sfcrt_session_destroy(s);

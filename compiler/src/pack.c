@@ -12,11 +12,11 @@
  * live set was overlap-free so far, so each start costs O(log n). O(n log n).
  */
 #include "pack.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "oset.h"
 
@@ -195,12 +195,6 @@ sfc_status_t sfc_pack_check(const sfc_pack_problem_t *p, uint64_t *out_peak, uin
   return st;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static sfc_status_t validate(const sfc_pack_problem_t *p, sfc_error_t *err) {
   uint64_t a = p->alignment;
   if (a == 0 || (a & (a - 1)) != 0)
@@ -232,9 +226,9 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
     return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "unknown packer '%s'", algorithm);
   SFC_TRY(validate(problem, err));
   memset(out, 0, sizeof *out);
-  double t0 = now_seconds();
+  double t0 = sfc_clock_seconds();
   SFC_TRY(packer->fn(problem, opt ? opt : &defaults, out, err));
-  out->seconds = now_seconds() - t0;
+  out->seconds = sfc_clock_seconds() - t0;
   out->lower_bound = sfc_pack_lower_bound(problem);
   if (!out->algorithm)
     out->algorithm = packer->name;

@@ -3,14 +3,7 @@
  * O(n log n) for the check, plus greedy-size when it runs.
  */
 #include "pack_exact.h"
-
-#include <time.h>
-
-double sfc_pack_exact_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "units.h"
 
 sfc_status_t sfc_pack_exact_incumbent(sfc_pack_problem_t *p, uint64_t *out_peak, sfc_error_t *err) {
   uint64_t peak = 0;

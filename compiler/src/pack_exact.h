@@ -15,7 +15,4 @@
 sfc_status_t sfc_pack_exact_incumbent(sfc_pack_problem_t *problem, uint64_t *out_peak,
                                       sfc_error_t *err);
 
-/* Seconds on a monotonic clock. */
-double sfc_pack_exact_now(void);
-
 #endif /* SFC_PACK_EXACT_H */

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "pack_exact.h"
+#include "units.h"
 
 #define MIP_MAX_PAIRS   200000u
 #define MIP_MAX_UNITS   2147483648.0 /* M above this: not even tried */
@@ -82,13 +83,12 @@ static void mip_callback(glp_tree *tree, void *info) {
   if (reason == GLP_IBINGO) {
     double obj = glp_mip_obj_val(glp_ios_get_prob(tree));
     if (c->verbose > 0)
-      fprintf(stderr, "mip: incumbent %.0f units after %.2f s\n", obj,
-              sfc_pack_exact_now() - c->t0);
+      fprintf(stderr, "mip: incumbent %.0f units after %.2f s\n", obj, sfc_clock_seconds() - c->t0);
     if (obj <= c->stop_at + 1e-6)
       glp_ios_terminate(tree);
   }
   if (c->verbose > 0 && reason == GLP_ISELECT) {
-    double now = sfc_pack_exact_now();
+    double now = sfc_clock_seconds();
     if (now - c->last_print >= 1.0) {
       c->last_print = now;
       fprintf(stderr, "mip: %.1f s, bound %.2f units, gap %.2f%%\n", now - c->t0, c->bound,
@@ -147,7 +147,7 @@ static uint64_t replace_in_order(const sfc_pack_problem_t *p, const uint64_t *w,
 
 sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                           sfc_pack_result_t *out, sfc_error_t *err) {
-  double t0 = sfc_pack_exact_now();
+  double t0 = sfc_clock_seconds();
   double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
   int verbose = opt ? opt->verbose : 0;
   bool minimize = p->capacity == 0 || (opt && opt->minimize);
@@ -312,7 +312,7 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     ip.cov_cuts = GLP_ON;
     ip.clq_cuts = GLP_ON;
     ip.tol_int = 1e-9;
-    double left = limit - (sfc_pack_exact_now() - t0);
+    double left = limit - (sfc_clock_seconds() - t0);
     ip.tm_lim = left > 0.001 ? (int)(left * 1000.0) : 1;
     ip.cb_func = mip_callback;
     ip.cb_info = &ctx;
@@ -334,7 +334,7 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     }
     if (verbose > 0)
       fprintf(stderr, "mip: %s after %.2f s, peak %" PRIu64 "\n",
-              proven ? "proven optimal" : "stopped", sfc_pack_exact_now() - t0, best);
+              proven ? "proven optimal" : "stopped", sfc_clock_seconds() - t0, best);
   }
   glp_delete_prob(lp);
   glp_term_out(prev_term);

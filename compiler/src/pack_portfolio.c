@@ -44,20 +44,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pack.h"
+#include "units.h"
 
 #define STALL_ROUNDS       60 /* a re-pack chain without a better peak for this long stops */
 #define GREEDY_NS_PER_PAIR 45.0
 #define SEARCH_MAX_BLOCKS  2000 /* the exact search is for a few hundred blocks */
 #define RESTART_NOISE      0.8  /* area keys x exp(0.8 U(-1,1)): 0.45x..2.2x */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct best {
   uint64_t *offset; /* [count] the best packing so far */
@@ -226,13 +220,13 @@ static sfc_status_t mirror_compact(sfc_pack_problem_t *p, uint64_t peak, uint32_
 /* Mirror-compacts the best packing while that lowers its peak. */
 static sfc_status_t compact_best(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double *cost,
                                  double deadline, sfc_error_t *err) {
-  while (!done(b) && now_s() + *cost < deadline) {
-    double t = now_s();
+  while (!done(b) && sfc_clock_seconds() + *cost < deadline) {
+    double t = sfc_clock_seconds();
     for (size_t i = 0; i < p->count; i++)
       p->blocks[i].offset = b->offset[i];
     sfc_pack_result_t r;
     SFC_TRY(mirror_compact(p, b->peak, order, &r, err));
-    *cost = now_s() - t;
+    *cost = sfc_clock_seconds() - t;
     if (!keep(b, p, &r))
       break;
   }
@@ -262,7 +256,7 @@ static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, do
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
   uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
   sfc_status_t st = SFC_OK;
-  while (!done(b) && now_s() + bf_cost < deadline) {
+  while (!done(b) && sfc_clock_seconds() + bf_cost < deadline) {
     for (size_t i = 0; i < n; i++) {
       const sfc_pack_block_t *x = &p->blocks[i];
       double u = (double)(rng_next(&seed) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
@@ -278,12 +272,12 @@ static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, do
     r.algorithm = "best-fit-area+random";
     uint64_t best_peak = b->peak;
     keep(b, p, &r);
-    if (r.peak <= best_peak && now_s() + greedy_s < deadline) {
-      double t = now_s();
+    if (r.peak <= best_peak && sfc_clock_seconds() + greedy_s < deadline) {
+      double t = sfc_clock_seconds();
       sfc_pack_result_t m;
       if ((st = mirror_compact(p, r.peak, order, &m, err)) != SFC_OK)
         break;
-      greedy_s = now_s() - t;
+      greedy_s = sfc_clock_seconds() - t;
       if (keep(b, p, &m) && (st = compact_best(p, b, order, &greedy_s, deadline, err)) != SFC_OK)
         break;
     }
@@ -305,7 +299,7 @@ static const char *const greedy_names[SFC_PACK_ORDER_COUNT][2] = {
 static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline,
                                sfc_error_t *err) {
   size_t n = p->count;
-  double t_start = now_s();
+  double t_start = sfc_clock_seconds();
   chain_t ch[SFC_PACK_ORDER_COUNT] = {{0}};
   uint32_t *tmp = malloc(n * sizeof *tmp);
   sfc_status_t st = SFC_OK;
@@ -317,7 +311,7 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
   double bf_cost = 0;
   int last_k = -1;
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b) && bf_ok; k++) {
-    double t = now_s();
+    double t = sfc_clock_seconds();
     if (k > 0 && t + bf_cost > deadline)
       break;
     chain_t *c = &ch[k];
@@ -340,7 +334,7 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     c->alive = true;
     last_k = k;
     if (k == 0)
-      bf_cost = now_s() - t;
+      bf_cost = sfc_clock_seconds() - t;
   }
   /* 2. re-pack chains, the lowest peak first; on parts too large for the exact
    * search they stop at a quarter of the time left, leaving the rest to step 3 */
@@ -352,7 +346,7 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
       if (ch[k].alive && (!c || ch[k].peak < c->peak))
         c = &ch[k];
-    if (!c || now_s() + bf_cost * (c == last ? 1 : 2) > chain_deadline)
+    if (!c || sfc_clock_seconds() + bf_cost * (c == last ? 1 : 2) > chain_deadline)
       break;
     if (c != last) { /* p holds another chain's packing: re-pack from c's order */
       sfc_pack_result_t r = {0};
@@ -372,7 +366,8 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
   /* 4. greedy, when affordable */
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b); k++) {
     /* (always one run when best-fit could not run: a packing must exist) */
-    if (b->peak != UINT64_MAX && now_s() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
+    if (b->peak != UINT64_MAX &&
+        sfc_clock_seconds() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
       if (b->verbose > 0)
         fprintf(stderr, "auto: %zu blocks: greedy skipped (%.3g overlapping pairs)\n", n, pairs);
       break;
@@ -402,7 +397,7 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
   static const char *const names[] = {"mip", "search"};
   for (int k = 0; k < 2 && !b->optimal; k++) {
     const sfc_packer_t *x = sfc_packer_find(names[k]);
-    double left = deadline - now_s();
+    double left = deadline - sfc_clock_seconds();
     if (!x || left <= 0.05 || (k == 0 && p->count > opt->mip_max_blocks) ||
         (k == 1 && p->count > SEARCH_MAX_BLOCKS))
       continue;
@@ -479,7 +474,7 @@ static int by_lower_desc(const void *pa, const void *pb) {
 
 sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                            sfc_pack_result_t *out, sfc_error_t *err) {
-  double t0 = now_s();
+  double t0 = sfc_clock_seconds();
   out->algorithm = "auto";
   out->peak = 0;
   if (p->count == 0) {

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "pack_exact.h"
+#include "units.h"
 #include "pack_sections.h"
 
 #define NONE              UINT64_MAX
@@ -255,7 +256,7 @@ static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
                        uint64_t min_off, uint32_t min_rank) {
   if (s->nodes_left-- <= 0)
     return ABORTED;
-  if ((++s->nodes & 1023) == 0 && sfc_pack_exact_now() > s->deadline)
+  if ((++s->nodes & 1023) == 0 && sfc_clock_seconds() > s->deadline)
     s->timed_out = true;
   if (s->timed_out)
     return TIMED_OUT;
@@ -405,7 +406,7 @@ static int attempt(search_t *s, uint64_t cap, double deadline) {
         return ABORTED;
       if (st != ABORTED)
         return st;
-      if (sfc_pack_exact_now() > deadline)
+      if (sfc_clock_seconds() > deadline)
         return TIMED_OUT;
     }
   }
@@ -442,7 +443,7 @@ static const char *status_word(int st) {
 
 sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                              sfc_pack_result_t *out, sfc_error_t *err) {
-  double t0 = sfc_pack_exact_now();
+  double t0 = sfc_clock_seconds();
   double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
   double deadline = t0 + limit;
   int verbose = opt ? opt->verbose : 0;
@@ -529,7 +530,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     r = attempt(&s, p->capacity, deadline);
     if (verbose > 0)
       fprintf(stderr, "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes\n",
-              p->capacity, status_word(r), sfc_pack_exact_now() - t0, s.nodes);
+              p->capacity, status_word(r), sfc_clock_seconds() - t0, s.nodes);
     if (r == FOUND) {
       memcpy(best_off, s.sol, n * sizeof *best_off);
       best = peak_of(best_off, size, n);
@@ -545,7 +546,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     uint64_t hard = 0; /* every capacity <= hard timed out (0: none) */
     bool first = true;
     while (lo < best) {
-      double now = sfc_pack_exact_now();
+      double now = sfc_clock_seconds();
       if (now >= deadline)
         break;
       uint64_t from = hard >= lo ? (hard / unit + 1) * unit : lo;
@@ -565,7 +566,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
         fprintf(stderr,
                 "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes (best %" PRIu64
                 ", bound %" PRIu64 ")\n",
-                target, status_word(r), sfc_pack_exact_now() - t0, s.nodes, best, lo);
+                target, status_word(r), sfc_clock_seconds() - t0, s.nodes, best, lo);
       if (r == ABORTED)
         break;
       if (r == FOUND) {

@@ -8,9 +8,9 @@
  * prints the IR after a pass (report.c).
  */
 #include "pipeline.h"
+#include "units.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "passes.h"
 #include "report.h"
@@ -31,22 +31,16 @@ const char *sfc_pass_name(size_t index) {
   return index < sizeof passes / sizeof passes[0] ? passes[index].name : NULL;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
-    double t0 = now_seconds();
+    double t0 = sfc_clock_seconds();
     sfc_status_t st = passes[i].fn(ir, err);
     if (st == SFC_ERR_INTERNAL)
       sfc_error_prefix(err, passes[i].name);
     SFC_TRY(st);
     if (opt && opt->verbose > 0)
-      fprintf(dump, "sfc: pass %-9s %9.3f ms\n", passes[i].name, (now_seconds() - t0) * 1e3);
+      fprintf(dump, "sfc: pass %-9s %9.3f ms\n", passes[i].name, (sfc_clock_seconds() - t0) * 1e3);
     if (opt && opt->dump_after &&
         (strcmp(opt->dump_after, "all") == 0 || strcmp(opt->dump_after, passes[i].name) == 0))
       sfc_report_dump_ir(ir, passes[i].name, dump);

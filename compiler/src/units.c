@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SIZE_LIMIT     ((uint64_t)1 << 60)
 #define MAX_SIG_DIGITS 19
@@ -425,4 +426,10 @@ const char *sfc_format_rate(double bytes_per_s, char *buf, size_t buf_bytes) {
 const char *sfc_format_duration(double seconds, char *buf, size_t buf_bytes) {
   return format_double(seconds, time_units, COUNT(time_units), "", sfc_parse_duration, buf,
                        buf_bytes);
+}
+
+double sfc_clock_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

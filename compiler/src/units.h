@@ -32,4 +32,8 @@ const char *sfc_format_size_exact(uint64_t bytes, char *buf, size_t buf_bytes);
 const char *sfc_format_rate(double bytes_per_s, char *buf, size_t buf_bytes);
 const char *sfc_format_duration(double seconds, char *buf, size_t buf_bytes);
 
+/* A monotonic clock in seconds (CLOCK_MONOTONIC), for timing passes, packers and
+ * commands; only differences mean anything. */
+double sfc_clock_seconds(void);
+
 #endif /* SFC_UNITS_H */

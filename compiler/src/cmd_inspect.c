@@ -2,7 +2,7 @@
  *
  * Both load the plan through the runtime's reader, which validates the file on its
  * own (structure, CRCs, references, overlaps); verify then runs the compiler's
- * independent verifier (verify.c) and the budget check on top. inspect --svg draws
+ * independent verifier (pass_verify.c) and the budget check on top. inspect --svg draws
  * the device arena with svg.c. */
 #include <inttypes.h>
 #include <stdio.h>

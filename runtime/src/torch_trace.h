@@ -13,7 +13,7 @@
  * lower/upper are request-counter times (seed profile-guided-dsa.txt §4.1: the clock
  * ticks once per allocation and once per free; a block lives in [lower, upper)); size
  * is the requested bytes; offset is the block's planned arena offset. This is the
- * minimalloc format of compiler/src/pack_csv.h, reimplemented here because the runtime
+ * minimalloc format of compiler/src/pack/pack_csv.h, reimplemented here because the runtime
  * must not depend on the compiler.
  *
  * Reader rules: a header naming id, lower, upper, size (and offset when

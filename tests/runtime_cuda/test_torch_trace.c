@@ -1,6 +1,6 @@
 /* test_torch_trace.c — the runtime's trace CSV reader and writer: a table of bad
  * inputs with their exact messages, limits, row order, and round trips through the
- * compiler's independent reader (compiler/src/pack_csv.h) in both directions. */
+ * compiler's independent reader (compiler/src/pack/pack_csv.h) in both directions. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

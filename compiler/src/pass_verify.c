@@ -1,4 +1,4 @@
-/* verify.c — the compiler's verifier (see verify.h for the list of invariants).
+/* pass_verify.c — the compiler's verifier (see verify.h for the list of invariants).
  *
  * Happens-before. Work runs on three in-order queues: compute (steps), H2D
  * (swap-ins) and D2H (swap-outs). Each node gets a vector clock: for every queue,

@@ -1,4 +1,4 @@
-/* liveness.c — each tensor's live step range, bytes live per step, in-core peak.
+/* pass_liveness.c — each tensor's live step range, bytes live per step, in-core peak.
  *
  * A persistent tensor (input, param, optimizer) lives over every step. Any other
  * tensor lives from the first step that touches it (the loader guarantees that is

@@ -1,11 +1,11 @@
-/* plan_build.c — lay the IR out as a plan view (sfc/plan_format.h).
+/* pass_plan.c — lay the IR out as a plan view (sfc/plan_format.h).
  *
  * Builds every section from the IR: a deduplicated string table, tensors, ops with
  * their operand lists, device blocks, steps and, for each step operand, the device
  * block of that tensor resident at that step. Sections later passes fill (host
  * blocks, swaps, deps, segments, boxes) come from the IR when present and are
  * empty otherwise. The view's arrays live in the IR's pool; emit.c serialises the
- * view and verify.c checks it.
+ * view and pass_verify.c checks it.
  *
  * Reads: graph, config, steps, blocks, arena_bytes, in_core_peak, lower_bound.
  * Writes: plan. O(strings + operands + blocks log blocks).

@@ -4,8 +4,10 @@
  * microseconds, one per queue (compute, H2D engine, D2H engine), all 0 at
  * iteration_begin.
  *  - step k: the compute clock first advances to every awaited event's time (the
- *    difference is that step's stall), then by the op's time: time_us when known
- *    (>= 0), else flops / options.sim.flops_per_s when both are > 0, else
+ *    difference is that step's stall), then by the step's time (sfc/steps.h, the
+ *    rule the compiler also uses): STEPS.time_us when the plan timed the step, else
+ *    the step's share of its op's time, which is time_us when known (>= 0), else
+ *    flops / options.sim.flops_per_s when both are > 0, else
  *    options.sim.default_op_us (default 0).
  *  - copy of b bytes on engine q: starts at the engine's clock (after its waits),
  *    takes the latency, then moves its bytes at bw(q), except while the other engine
@@ -16,20 +18,21 @@
  *  - event_record(q, e) stamps e with q's clock; queue_wait(q, e) advances q's clock
  *    to at least that stamp.
  *  - predicted iteration time = max of the three clocks at iteration_end.
- * Deterministic (no time source, no threads). The per-op times are precomputed at
+ * Deterministic (no time source, no threads). The per-step times are precomputed at
  * create; a copy scans the other engine's intervals with a cursor,
- * so an iteration costs O(steps + deps + swaps). Memory: op_count + event_count +
- * step_count + 4 * swap_count doubles.
+ * so an iteration costs O(steps + deps + swaps). Memory: event_count + 2 * step_count
+ * + 4 * swap_count doubles.
  */
 #include <math.h>
 #include <string.h>
 
 #include "device.h"
+#include "sfc/steps.h"
 
 typedef struct sim {
   const sfc_plan_view_t *plan;
   const sfc_allocator_t *alloc;
-  double *op_us;      /* [op_count] */
+  double *step_us;    /* [step_count] */
   double *event_us;   /* [event_count] */
   double *step_stall; /* [step_count] last iteration */
   uint32_t event_count;
@@ -59,7 +62,7 @@ static void sim_destroy(void *self) {
   if (!d)
     return;
   const sfc_plan_view_t *v = d->plan;
-  sfc_free(d->alloc, d->op_us, (v->op_count ? v->op_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->step_us, (v->step_count ? v->step_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->event_us, (d->event_count ? d->event_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->step_stall, (v->step_count ? v->step_count : 1) * sizeof(double));
   for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
@@ -79,27 +82,31 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->plan = v;
   d->alloc = cfg->alloc;
   d->event_count = cfg->event_count;
-  d->op_us = sfc_calloc(cfg->alloc, v->op_count ? v->op_count : 1, sizeof(double));
+  d->step_us = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
   d->event_us = sfc_calloc(cfg->alloc, d->event_count ? d->event_count : 1, sizeof(double));
   d->step_stall = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
   for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
     d->lo[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
     d->hi[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
   }
-  if (!d->op_us || !d->event_us || !d->step_stall || !d->lo[SFCRT_QUEUE_H2D] ||
+  if (!d->step_us || !d->event_us || !d->step_stall || !d->lo[SFCRT_QUEUE_H2D] ||
       !d->hi[SFCRT_QUEUE_H2D] || !d->lo[SFCRT_QUEUE_D2H] || !d->hi[SFCRT_QUEUE_D2H]) {
     sim_destroy(d);
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim: out of memory (clock tables)");
   }
   const sfcrt_options_t *o = cfg->options;
-  for (uint32_t i = 0; i < v->op_count; i++) {
-    const sfc_plan_op_t *op = &v->ops[i];
-    if (op->time_us >= 0 && isfinite(op->time_us))
-      d->op_us[i] = op->time_us;
-    else if (op->flops > 0 && o->sim.flops_per_s > 0)
-      d->op_us[i] = (double)op->flops / o->sim.flops_per_s * 1e6;
-    else
-      d->op_us[i] = positive_or(o->sim.default_op_us, 0.0);
+  sfc_time_rule_t rule = {.flops_per_s = o->sim.flops_per_s,
+                          .default_op_us = positive_or(o->sim.default_op_us, 0.0)};
+  for (uint32_t k = 0; k < v->step_count; k++) {
+    const sfc_plan_step_t *s = &v->steps[k];
+    if ((s->flags & SFC_STEP_TIMED) && s->time_us >= 0 && isfinite(s->time_us)) {
+      d->step_us[k] = s->time_us;
+      continue;
+    }
+    const sfc_plan_op_t *op = &v->ops[s->op];
+    double t =
+        sfc_step_time_us(sfc_op_time_us(op->time_us, op->flops, &rule), sfc_plan_step_share(v, k));
+    d->step_us[k] = t > 0 ? t : 0;
   }
   /* bytes/s -> bytes/us; a missing bandwidth means copies take only the latency. */
   d->bw[SFCRT_QUEUE_H2D] = positive_or(o->sim.h2d_bytes_per_s, v->meta.h2d_bytes_per_s) / 1e6;
@@ -210,7 +217,7 @@ static sfc_status_t sim_step_begin(void *self, const sfcrt_device_step_t *s, voi
                                    sfc_error_t *err) {
   (void)err;
   sim_t *d = self;
-  double t = d->op_us[s->step->op];
+  double t = d->step_us[s->index];
   d->clock[SFCRT_QUEUE_COMPUTE] += t;
   d->compute_us += t;
   d->step_stall[s->index] = d->pending_stall;

@@ -8,9 +8,11 @@
  * + deps) time and memory; every allocation goes through the session's allocator
  * and every failure path frees what was allocated (tests/runtime/test_rt_alloc.c).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "interp.h"
+#include "sfc/steps.h"
 
 void sfcrt_options_init(sfcrt_options_t *opt) {
   if (!opt)
@@ -82,24 +84,15 @@ static sfc_status_t compute_peak(sfcrt_session_t *s, sfc_error_t *err) {
   int64_t *diff = table_new(s->alloc, n, sizeof *diff);
   if (!diff)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "session: out of memory (peak sweep)");
-  for (uint32_t b = 0; b < v->block_count; b++) {
+  for (uint32_t b = 0; b < v->block_count && v->step_count > 0; b++) {
     const sfc_plan_block_t *blk = &v->blocks[b];
     if (blk->flags & SFC_BLOCK_EXTERNAL)
       continue;
-    uint32_t first = (blk->flags & SFC_BLOCK_PERSISTENT) ? 0 : blk->first_step;
-    uint32_t last = (blk->flags & SFC_BLOCK_PERSISTENT) ? v->step_count : blk->last_step;
-    if (first < n)
-      diff[first] += (int64_t)blk->bytes;
-    if (last + (size_t)1 < n)
-      diff[last + 1] -= (int64_t)blk->bytes;
+    bool whole = blk->flags & SFC_BLOCK_PERSISTENT; /* the loader checked the ranges */
+    sfc_sweep_add(diff, whole ? 0 : blk->first_step, whole ? v->step_count - 1 : blk->last_step,
+                  blk->bytes);
   }
-  int64_t live = 0, peak = 0;
-  for (size_t k = 0; k < n; k++) {
-    live += diff[k];
-    if (live > peak)
-      peak = live;
-  }
-  s->peak_device_bytes = (uint64_t)peak;
+  s->peak_device_bytes = sfc_sweep_peak(diff, v->step_count, NULL);
   table_free(s->alloc, diff, n, sizeof *diff);
   return SFC_OK;
 }

@@ -168,13 +168,19 @@ uint32_t pb_op(pb_t *b, const char *name, const uint32_t *in, uint32_t n_in, con
 
 uint32_t pb_block(pb_t *b, uint32_t tensor, uint64_t offset, uint64_t bytes, uint32_t first,
                   uint32_t last, uint32_t flags) {
-  *PUSH(b, blocks) = (sfc_plan_block_t){offset, bytes, tensor, first, last, flags};
+  *PUSH(b, blocks) = (sfc_plan_block_t){.offset = offset,
+                                        .bytes = bytes,
+                                        .tensor = tensor,
+                                        .first_step = first,
+                                        .last_step = last,
+                                        .flags = flags};
   return b->blocks_n - 1;
 }
 
 uint32_t pb_host_block(pb_t *b, uint32_t tensor, uint64_t offset, uint64_t bytes, uint32_t first,
                        uint32_t last) {
-  *PUSH(b, host_blocks) = (sfc_plan_block_t){offset, bytes, tensor, first, last, 0};
+  *PUSH(b, host_blocks) = (sfc_plan_block_t){
+      .offset = offset, .bytes = bytes, .tensor = tensor, .first_step = first, .last_step = last};
   return b->host_blocks_n - 1;
 }
 

@@ -40,7 +40,7 @@ static const header_row_t header_rows[] = {
      "bad magic: the file went through a 7-bit channel (high bit stripped)"},
     {"magic[3]", 3, 1, SFC_ERR_BAD_INPUT, "bad magic: not an sfc plan file"},
     {"version_major", 8, 1, SFC_ERR_VERSION,
-     "unsupported plan version 3.0 (this reader reads major version 1)"},
+     "unsupported plan version 3.1 (this reader reads major version 1)"},
     {"version_minor", 10, 0, SFC_ERR_BAD_INPUT, NULL},
     {"header_bytes", 12, 7, SFC_ERR_BAD_INPUT, "header: header_bytes 0, expected at least 128"},
     {"header_bytes high", 15, 7, SFC_ERR_BAD_INPUT,
@@ -213,8 +213,9 @@ static const char *edit(int which, uint8_t *d, sfc_status_t *st) {
       *st = SFC_ERR_LIMIT;
       return "section BLOCKS: count 268435457 exceeds the limit 268435456";
     case 10:
-      put64(d, blk + 16, 6 * 32 + 1);
-      return "section BLOCKS: bytes 193 != count 6 * entry_bytes 32";
+      put64(d, blk + 16, 6 * sizeof(sfc_plan_block_t) + 1);
+      return fmt("section BLOCKS: bytes %zu != count 6 * entry_bytes %zu",
+                 6 * sizeof(sfc_plan_block_t) + 1, sizeof(sfc_plan_block_t));
     case 11:
       put64(d, blk + 8, boff + 8);
       return fmt("section BLOCKS: offset %llu is not a multiple of 64",
@@ -222,7 +223,7 @@ static const char *edit(int which, uint8_t *d, sfc_status_t *st) {
     case 12:
       put64(d, blk + 8, base_n);
       return fmt("section BLOCKS: bytes [%zu, %zu) extend past the end of the file (%zu bytes)",
-                 base_n, base_n + 192, base_n);
+                 base_n, base_n + 6 * sizeof(sfc_plan_block_t), base_n);
     case 13:
       put64(d, blk + 8, 0xFFFFFFFFFFFFFFC0u);
       return fmt("section BLOCKS: offset 18446744073709551552 is past the end of the file (%zu "
@@ -230,12 +231,14 @@ static const char *edit(int which, uint8_t *d, sfc_status_t *st) {
                  base_n);
     case 14:
       put64(d, blk + 8, 512);
-      return "section BLOCKS: bytes [512, 704) overlap the header or the section table";
+      return fmt("section BLOCKS: bytes [512, %zu) overlap the header or the section table",
+                 512 + 6 * sizeof(sfc_plan_block_t));
     case 15:
       put64(d, blk + 8, toff);
       return fmt("section BLOCKS: bytes [%llu, %llu) overlap table entry 2 [%llu, %llu)",
-                 (unsigned long long)toff, (unsigned long long)toff + 192, (unsigned long long)toff,
-                 (unsigned long long)toff + 5 * 96);
+                 (unsigned long long)toff,
+                 (unsigned long long)(toff + 6 * sizeof(sfc_plan_block_t)),
+                 (unsigned long long)toff, (unsigned long long)toff + 5 * 96);
     case 16:
       put32(d, entry(d, SFC_SECTION_STEPS), 99);
       return "missing section STEPS";

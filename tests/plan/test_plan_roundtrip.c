@@ -35,7 +35,7 @@ static void roundtrip(void (*make)(pb_t *), const char *label) {
   CHECK(views_equal(v, pb_view(b)));
   CHECK_EQ_U64(v->header.file_bytes, n);
   CHECK_EQ_U64(v->header.version_major, 1);
-  CHECK_EQ_U64(v->header.version_minor, 0);
+  CHECK_EQ_U64(v->header.version_minor, SFC_PLAN_VERSION_MINOR);
   CHECK_OK(sfc_plan_write_buffer(v, &again, &n2, &err), err);
   CHECK(n == n2 && memcmp(data, again, n) == 0);
 

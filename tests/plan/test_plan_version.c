@@ -109,8 +109,9 @@ static void test_older_minor(void) {
   L.delta[SFC_SECTION_META] = -32;
   L.delta[SFC_SECTION_TENSORS] = -8;
   L.delta[SFC_SECTION_OPS] = -8;
-  L.delta[SFC_SECTION_HOST_BLOCKS] = -4;
-  L.delta[SFC_SECTION_STEPS] = -4;
+  L.delta[SFC_SECTION_BLOCKS] = -8; /* a 1.0 block: no box */
+  L.delta[SFC_SECTION_HOST_BLOCKS] = -12;
+  L.delta[SFC_SECTION_STEPS] = -8; /* a 1.0 step: no time_us */
   L.delta[SFC_SECTION_SWAPS] = -8;
   L.delta[SFC_SECTION_SEGMENTS] = -8;
   L.delta[SFC_SECTION_BOXES] = -4;
@@ -149,7 +150,7 @@ static void test_other_major(void) {
   uint8_t *d = build(pb_example_full, &n);
   d[8] = 2; /* the version check comes before the header CRC */
   expect_load(d, n, SFC_ERR_VERSION,
-              "unsupported plan version 2.0 (this reader reads major version 1)", "2.0");
+              "unsupported plan version 2.1 (this reader reads major version 1)", "2.1");
   d[8] = 0;
   d[10] = 5;
   expect_load(d, n, SFC_ERR_VERSION,

@@ -75,9 +75,11 @@ static void test_walk_example_full(void) {
 }
 
 /* Sim on pb_example_full: ops 10 us, link 25e9 B/s, latency 10 us, 256-byte swaps.
- * step0 [0,10]; steps 1-4 end at 50; swap-out waits step0: D2H [10, 20.01024];
- * swap-in waits it: H2D [20.01024, 30.02048]; step 5 waits the swap-in (no stall)
- * and ends at 60. */
+ * A tile step costs its share of the op (sfc/steps.h): relu_b's tiles compute rows
+ * [0,5) and [3,8) of b (5 of 8 rows with conv_c's halo: 6.25 us each), conv_c's tiles
+ * 4 of 8 rows of c (5 us each). step0 [0,10]; steps 1-4 end at 10 + 22.5 = 32.5;
+ * swap-out waits step0: D2H [10, 20.01024]; swap-in waits it: H2D [20.01024,
+ * 30.02048]; step 5 waits the swap-in (no stall) and ends at 42.5. */
 static void test_sim_by_hand(void) {
   pb_t *b = pb_new();
   pb_example_full(b);
@@ -89,8 +91,8 @@ static void test_sim_by_hand(void) {
   sfc_error_t err;
   CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
   const double copy = 10.0 + 256 / 25e3; /* latency + bytes / (bytes per us) */
-  CHECK_NEAR(st.predicted_iteration_us, 60.0, 1e-9);
-  CHECK_NEAR(st.compute_us, 60.0, 1e-9);
+  CHECK_NEAR(st.predicted_iteration_us, 42.5, 1e-9);
+  CHECK_NEAR(st.compute_us, 42.5, 1e-9);
   CHECK_NEAR(st.h2d_busy_us, copy, 1e-9);
   CHECK_NEAR(st.d2h_busy_us, copy, 1e-9);
   CHECK_EQ_U64(st.stalls, 0);

@@ -1,4 +1,4 @@
-/* sfc/plan_format.h — the single definition of the sfc plan file (format v1).
+/* sfc/plan_format.h — the single definition of the sfc plan file (format v1.1).
  *
  * The compiler writes plans through these structs and reads them back through the
  * runtime's reader; the runtime replays them. docs/plan-format.md explains every
@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 0
+#define SFC_PLAN_VERSION_MINOR 1
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
@@ -130,6 +130,10 @@ typedef enum sfc_plan_section_kind {
 #define SFC_BLOCK_PERSISTENT 0x1u /* contents survive to the next iteration: live at every step */
 #define SFC_BLOCK_SWAPPED_IN 0x2u /* contents arrive by a swap-in, not by a producing op */
 #define SFC_BLOCK_EXTERNAL   0x4u /* framework memory: offset and bytes are 0 */
+#define SFC_BLOCK_PARTIAL    0x8u /* (1.1) holds only BOXES[box] of its tensor: one tile's buffer */
+
+/* sfc_plan_step_t.flags */
+#define SFC_STEP_TIMED 0x1u /* (1.1) time_us is the step's predicted duration */
 
 /* sfc_plan_swap_t.direction */
 #define SFC_SWAP_OUT 1u /* device -> host (D2H queue) */
@@ -230,7 +234,9 @@ typedef struct sfc_plan_block {
   uint32_t first_step; /* 20 inclusive */
   uint32_t last_step;  /* 24 inclusive */
   uint32_t flags;      /* 28 SFC_BLOCK_* */
-} sfc_plan_block_t;    /* 32 */
+  uint32_t box;        /* 32 (1.1) BOXES index when SFC_BLOCK_PARTIAL, else 0 */
+  uint32_t reserved;   /* 36 zero */
+} sfc_plan_block_t;    /* 40 */
 
 typedef struct sfc_plan_step {
   uint32_t op;            /*  0 op index */
@@ -240,8 +246,9 @@ typedef struct sfc_plan_step {
   uint32_t box_begin;     /* 16 BOXES[box_begin ..], one per op operand, or SFC_PLAN_NONE */
   uint32_t dep_begin;     /* 20 DEPS[dep_begin .. dep_begin + dep_count) */
   uint32_t dep_count;     /* 24 */
-  uint32_t flags;         /* 28 zero */
-} sfc_plan_step_t;        /* 32 */
+  uint32_t flags;         /* 28 SFC_STEP_* */
+  double time_us;         /* 32 (1.1) predicted duration when SFC_STEP_TIMED, else 0 */
+} sfc_plan_step_t;        /* 40 */
 
 typedef struct sfc_plan_swap {
   uint64_t bytes;        /*  0 bytes copied */
@@ -290,8 +297,8 @@ _Static_assert(sizeof(sfc_plan_section_t) == 32, "plan section layout");
 _Static_assert(sizeof(sfc_plan_meta_t) == 112, "plan meta layout");
 _Static_assert(sizeof(sfc_plan_tensor_t) == 96, "plan tensor layout");
 _Static_assert(sizeof(sfc_plan_op_t) == 64, "plan op layout");
-_Static_assert(sizeof(sfc_plan_block_t) == 32, "plan block layout");
-_Static_assert(sizeof(sfc_plan_step_t) == 32, "plan step layout");
+_Static_assert(sizeof(sfc_plan_block_t) == 40, "plan block layout");
+_Static_assert(sizeof(sfc_plan_step_t) == 40, "plan step layout");
 _Static_assert(sizeof(sfc_plan_swap_t) == 48, "plan swap layout");
 _Static_assert(sizeof(sfc_plan_dep_t) == 8, "plan dep layout");
 _Static_assert(sizeof(sfc_plan_segment_t) == 48, "plan segment layout");

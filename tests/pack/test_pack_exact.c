@@ -35,7 +35,7 @@ static uint64_t run(const char *algo, sfc_pack_block_t *b, size_t n, uint64_t al
  * lower bound (t = 1 and t = 2 both hold 180). */
 static void test_leading_gap(void) {
   for (int k = 0; k < 2; k++) {
-    sfc_pack_block_t b[3] = {{100, 0, 2, 0}, {80, 1, 3, 0}, {60, 2, 4, 0}};
+    sfc_pack_block_t b[3] = {{100, 0, 2, 0, false}, {80, 1, 3, 0, false}, {60, 2, 4, 0, false}};
     sfc_pack_result_t r;
     CHECK_EQ_U64(run(exact[k], b, 3, 1, 0, false, &r), 180);
     CHECK(r.optimal);
@@ -48,10 +48,12 @@ static void test_leading_gap(void) {
  * P [4,6), Q [0,2), S [2,5) — every time-overlapping pair (P-R, P-Q, Q-S) is
  * disjoint, and 6 is the lower bound. */
 static void test_greedy_suboptimal(void) {
-  sfc_pack_block_t g[4] = {{2, 0, 4, 0}, {2, 2, 5, 0}, {4, 1, 2, 0}, {3, 4, 5, 0}};
+  sfc_pack_block_t g[4] = {
+      {2, 0, 4, 0, false}, {2, 2, 5, 0, false}, {4, 1, 2, 0, false}, {3, 4, 5, 0, false}};
   CHECK_EQ_U64(run("greedy-size", g, 4, 1, 0, false, NULL), 8);
   for (int k = 0; k < 2; k++) {
-    sfc_pack_block_t b[4] = {{2, 0, 4, 0}, {2, 2, 5, 0}, {4, 1, 2, 0}, {3, 4, 5, 0}};
+    sfc_pack_block_t b[4] = {
+        {2, 0, 4, 0, false}, {2, 2, 5, 0, false}, {4, 1, 2, 0, false}, {3, 4, 5, 0, false}};
     sfc_pack_result_t r;
     CHECK_EQ_U64(run(exact[k], b, 4, 1, 0, false, &r), 6);
     CHECK(r.optimal);
@@ -63,7 +65,7 @@ static void test_greedy_suboptimal(void) {
  * B below: B [0,5), A at 8: peak 11. Optimum 9 (the aligned lower bound is 12). */
 static void test_alignment(void) {
   for (int k = 0; k < 2; k++) {
-    sfc_pack_block_t b[2] = {{3, 0, 2, 0}, {5, 1, 3, 0}};
+    sfc_pack_block_t b[2] = {{3, 0, 2, 0, false}, {5, 1, 3, 0, false}};
     sfc_pack_result_t r;
     CHECK_EQ_U64(run(exact[k], b, 2, 4, 0, false, &r), 9);
     CHECK(r.optimal);
@@ -77,7 +79,8 @@ static void test_alignment(void) {
 static void test_incumbent(void) {
   for (int k = 0; k < 2; k++) {
     /* greedy-size's packing of the case above, by hand: R 0, S 0, P 4, Q 6 */
-    sfc_pack_block_t b[4] = {{2, 0, 4, 4}, {2, 2, 5, 6}, {4, 1, 2, 0}, {3, 4, 5, 0}};
+    sfc_pack_block_t b[4] = {
+        {2, 0, 4, 4, false}, {2, 2, 5, 6, false}, {4, 1, 2, 0, false}, {3, 4, 5, 0, false}};
     CHECK_EQ_U64(run(exact[k], b, 4, 1, 8, false, NULL), 8);
     CHECK_EQ_U64(b[0].offset, 4);
     CHECK_EQ_U64(b[1].offset, 6);
@@ -85,7 +88,8 @@ static void test_incumbent(void) {
     CHECK_EQ_U64(run(exact[k], b, 4, 1, 8, true, &r), 6);
     CHECK(r.optimal);
     /* an invalid incumbent (P and R collide) is ignored, not trusted */
-    sfc_pack_block_t c[4] = {{2, 0, 4, 0}, {2, 2, 5, 6}, {4, 1, 2, 0}, {3, 4, 5, 0}};
+    sfc_pack_block_t c[4] = {
+        {2, 0, 4, 0, false}, {2, 2, 5, 6, false}, {4, 1, 2, 0, false}, {3, 4, 5, 0, false}};
     CHECK_EQ_U64(run(exact[k], c, 4, 1, 0, false, &r), 6);
   }
 }
@@ -93,7 +97,7 @@ static void test_incumbent(void) {
 /* Empty and single-block problems. */
 static void test_trivial(void) {
   for (int k = 0; k < 2; k++) {
-    sfc_pack_block_t b[1] = {{7, 3, 9, 5}};
+    sfc_pack_block_t b[1] = {{7, 3, 9, 5, false}};
     CHECK_EQ_U64(run(exact[k], b, 0, 1, 0, false, NULL), 0);
     sfc_pack_result_t r;
     CHECK_EQ_U64(run(exact[k], b, 1, 1, 0, false, &r), 7);

@@ -45,8 +45,10 @@ static const sfcrt_torch_block_t plan4[4] = {
 static void check_plan4_valid(void) {
   sfc_pack_block_t b[4];
   for (int i = 0; i < 4; i++)
-    b[i] = (sfc_pack_block_t){plan4[i].size, (int64_t)plan4[i].lower, (int64_t)plan4[i].upper,
-                              plan4[i].offset};
+    b[i] = (sfc_pack_block_t){.size = plan4[i].size,
+                              .start = (int64_t)plan4[i].lower,
+                              .end = (int64_t)plan4[i].upper,
+                              .offset = plan4[i].offset};
   sfc_pack_problem_t p = {.blocks = b, .count = 4, .alignment = 128};
   uint64_t peak = 0;
   sfc_error_t err;

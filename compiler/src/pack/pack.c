@@ -22,24 +22,27 @@
 
 static const sfc_packer_t packers[] = {
     {"auto", "the portfolio: every heuristic below, then the exact packers; keeps the best",
-     sfc_pack_auto},
+     sfc_pack_auto, false},
     {"best-fit", "the seed's best-fit with offset lines (lowest line, longest-lived block)",
-     sfc_pack_best_fit},
+     sfc_pack_best_fit, false},
     {"greedy-size", "by size descending, each at the lowest offset free over its lifetime",
-     sfc_pack_greedy_size},
-    {"greedy-lifetime", "greedy by lifetime descending, lowest gap", sfc_pack_greedy_lifetime},
-    {"greedy-area", "greedy by size x lifetime descending, lowest gap", sfc_pack_greedy_area},
-    {"greedy-start", "greedy by start time, lowest gap", sfc_pack_greedy_start},
-    {"greedy-size-bestgap", "greedy by size descending, tightest gap",
-     sfc_pack_greedy_size_bestgap},
+     sfc_pack_greedy_size, true},
+    {"greedy-lifetime", "greedy by lifetime descending, lowest gap", sfc_pack_greedy_lifetime,
+     true},
+    {"greedy-area", "greedy by size x lifetime descending, lowest gap", sfc_pack_greedy_area, true},
+    {"greedy-start", "greedy by start time, lowest gap", sfc_pack_greedy_start, true},
+    {"greedy-size-bestgap", "greedy by size descending, tightest gap", sfc_pack_greedy_size_bestgap,
+     true},
     {"greedy-lifetime-bestgap", "greedy by lifetime descending, tightest gap",
-     sfc_pack_greedy_lifetime_bestgap},
+     sfc_pack_greedy_lifetime_bestgap, true},
     {"greedy-area-bestgap", "greedy by size x lifetime descending, tightest gap",
-     sfc_pack_greedy_area_bestgap},
-    {"greedy-start-bestgap", "greedy by start time, tightest gap", sfc_pack_greedy_start_bestgap},
-    {"mip", "exact: the seed's MIP solved by GLPK branch and cut (small instances)", sfc_pack_mip},
+     sfc_pack_greedy_area_bestgap, true},
+    {"greedy-start-bestgap", "greedy by start time, tightest gap", sfc_pack_greedy_start_bestgap,
+     true},
+    {"mip", "exact: the seed's MIP solved by GLPK branch and cut (small instances)", sfc_pack_mip,
+     false},
     {"search", "exact: depth-first search over canonical placements (MiniMalloc), anytime",
-     sfc_pack_search},
+     sfc_pack_search, false},
 };
 
 const sfc_packer_t *sfc_packers(size_t *out_count) {
@@ -214,8 +217,41 @@ static sfc_status_t validate(const sfc_pack_problem_t *p, sfc_error_t *err) {
     if (b->size > (UINT64_C(1) << 62) || total + align_up(b->size, a) > (UINT64_C(1) << 62))
       return sfc_error_set(err, SFC_ERR_LIMIT, "block %zu: sizes sum past 2^62 bytes", i);
     total += align_up(b->size, a);
+    if (b->fixed && b->offset % a != 0)
+      return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                           "block %zu: pre-placed offset %" PRIu64 " is not a multiple of %" PRIu64,
+                           i, b->offset, a);
+    if (b->fixed && b->offset > (UINT64_C(1) << 62))
+      return sfc_error_set(err, SFC_ERR_LIMIT, "block %zu: pre-placed offset past 2^62 bytes", i);
   }
   return SFC_OK;
+}
+
+/* Pre-placed blocks must not collide among themselves: the check on them alone. */
+static sfc_status_t check_fixed(const sfc_pack_problem_t *p, size_t n_fixed, sfc_error_t *err) {
+  sfc_pack_block_t *f = malloc((n_fixed ? n_fixed : 1) * sizeof *f);
+  uint32_t *index = malloc((n_fixed ? n_fixed : 1) * sizeof *index);
+  if (!f || !index) {
+    free(f);
+    free(index);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory checking pre-placed blocks");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < p->count; i++)
+    if (p->blocks[i].fixed) {
+      index[k] = (uint32_t)i;
+      f[k++] = p->blocks[i];
+    }
+  sfc_pack_problem_t sub = {.blocks = f, .count = k, .alignment = p->alignment};
+  uint32_t pair[2];
+  sfc_status_t st = sfc_pack_check(&sub, NULL, pair, err);
+  if (st == SFC_ERR_VERIFY && pair[0] != UINT32_MAX)
+    st = sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                       "pre-placed blocks %u and %u overlap in time and bytes", index[pair[0]],
+                       index[pair[1]]);
+  free(f);
+  free(index);
+  return st;
 }
 
 sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
@@ -225,9 +261,27 @@ sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
   if (!packer)
     return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "unknown packer '%s'", algorithm);
   SFC_TRY(validate(problem, err));
+  size_t n_fixed = 0;
+  for (size_t i = 0; i < problem->count; i++)
+    n_fixed += problem->blocks[i].fixed;
+  if (n_fixed) {
+    SFC_TRY(check_fixed(problem, n_fixed, err));
+    if (!packer->preplaced) /* only the greedy family places around given offsets */
+      packer = sfc_packer_find("greedy-size");
+  }
+  uint64_t *given = NULL;
+  if (n_fixed && !(given = malloc(problem->count * sizeof *given)))
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory for pre-placed blocks");
+  for (size_t i = 0; given && i < problem->count; i++)
+    given[i] = problem->blocks[i].offset;
   memset(out, 0, sizeof *out);
   double t0 = sfc_clock_seconds();
-  SFC_TRY(packer->fn(problem, opt ? opt : &defaults, out, err));
+  sfc_status_t run = packer->fn(problem, opt ? opt : &defaults, out, err);
+  for (size_t i = 0; run == SFC_OK && given && i < problem->count; i++)
+    if (problem->blocks[i].fixed && problem->blocks[i].offset != given[i])
+      run = sfc_error_set(err, SFC_ERR_INTERNAL, "%s moved pre-placed block %zu", packer->name, i);
+  free(given);
+  SFC_TRY(run);
   out->seconds = sfc_clock_seconds() - t0;
   out->lower_bound = sfc_pack_lower_bound(problem);
   if (!out->algorithm)

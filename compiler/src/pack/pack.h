@@ -30,7 +30,8 @@ typedef struct sfc_pack_block {
   uint64_t size;   /* bytes, > 0 */
   int64_t start;   /* first time the block is live */
   int64_t end;     /* first time it is free again; end > start */
-  uint64_t offset; /* output */
+  uint64_t offset; /* output; an input when fixed */
+  bool fixed;      /* pre-placed (TFLite Micro's offline offsets): offset is given and kept */
 } sfc_pack_block_t;
 
 typedef struct sfc_pack_problem {
@@ -66,6 +67,7 @@ typedef struct sfc_packer {
   const char *name;    /* "greedy-size" */
   const char *summary; /* one line for --help */
   sfc_packer_fn fn;
+  bool preplaced; /* places blocks around pre-placed ones (the greedy family) */
 } sfc_packer_t;
 
 /* The registry of packers, in --help order. */
@@ -73,8 +75,10 @@ const sfc_packer_t *sfc_packers(size_t *out_count);
 const sfc_packer_t *sfc_packer_find(const char *name); /* NULL when unknown */
 
 /* Validates the problem (sizes > 0, end > start, alignment a power of two, no
- * overflow), runs the named packer, checks the packing with sfc_pack_check, and
- * fills *out. opt may be NULL. */
+ * overflow; pre-placed blocks aligned and not colliding among themselves), runs the
+ * named packer, checks the packing with sfc_pack_check, and fills *out. opt may be
+ * NULL. With pre-placed blocks a packer that cannot keep them (every one but the
+ * greedy family) is replaced by greedy-size, and out->algorithm says so. */
 sfc_status_t sfc_pack_run(const char *algorithm, sfc_pack_problem_t *problem,
                           const sfc_pack_options_t *opt, sfc_pack_result_t *out, sfc_error_t *err);
 

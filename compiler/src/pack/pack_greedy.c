@@ -18,6 +18,9 @@
  * in the size of the live set at each block, which is the nature of the algorithm
  * (TFLite Micro walks every placed block). The packer portfolio adds faster ones.
  *
+ * Pre-placed blocks (fixed) are stored first at their given offsets; the others
+ * are placed around them, so the whole greedy family honours offline offsets.
+ *
  * sfc_pack_greedy_ordered is the same placement under any order the caller gives
  * (pack_order.c builds them), taking the lowest gap that holds the block (first
  * fit) or the tightest one (best fit; the space above every candidate only when no
@@ -196,10 +199,22 @@ sfc_status_t sfc_pack_greedy_ordered(sfc_pack_problem_t *p, const uint32_t *give
   }
   if (!given)
     qsort(order, n, sizeof *order, by_size_desc);
+  /* Pre-placed blocks first, where they were given: the others go around them. */
+  for (size_t i = 0; i < n; i++) {
+    const sfc_pack_block_t *b = &p->blocks[i];
+    if (!b->fixed)
+      continue;
+    if (b->offset + b->size > out->peak)
+      out->peak = b->offset + b->size;
+    if (!tree_insert(&t, 1, 0, t.leaves, slot_lo[i], slot_hi[i], (uint32_t)i))
+      goto oom;
+  }
 
   for (size_t k = 0; k < n; k++) {
     uint32_t i = given ? given[k] : order[k].id;
     sfc_pack_block_t *b = &p->blocks[i];
+    if (b->fixed)
+      continue;
     t.query = (uint32_t)k + 1;
     t.n_out = 0;
     tree_query(&t, 1, 0, t.leaves, slot_lo[i], slot_hi[i]);

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "pack.h"
 #include "sfc/plan_reader.h"
 #include "svg.h"
@@ -48,12 +49,13 @@ static const char *block_flags(uint32_t f, char *buf, size_t cap) {
 
 static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, bool steps) {
   const sfc_plan_header_t *h = &v->header;
-  char a[32], b[32];
+  char a[32], b[32], n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES]; /* names, escaped */
   printf("%s: sfc plan %u.%u, %s\n", path, h->version_major, h->version_minor,
-         sfc_plan_string(v, v->meta.generator));
-  printf("  graph             %s (%u ops, %u tensors)\n", sfc_plan_string(v, v->meta.graph_name),
-         v->meta.graph_op_count, v->meta.graph_tensor_count);
-  printf("  profile           %s\n", sfc_plan_string(v, v->meta.profile_name));
+         sfc_name_shown(sfc_plan_string(v, v->meta.generator), n1));
+  printf("  graph             %s (%u ops, %u tensors)\n",
+         sfc_name_shown(sfc_plan_string(v, v->meta.graph_name), n1), v->meta.graph_op_count,
+         v->meta.graph_tensor_count);
+  printf("  profile           %s\n", sfc_name_shown(sfc_plan_string(v, v->meta.profile_name), n1));
   printf("  arena             %s (%" PRIu64 " B), alignment %u\n",
          sfc_format_size(h->arena_bytes, a, sizeof a), h->arena_bytes, h->alignment);
   printf("  budget            %s%s\n", sfc_format_size(h->budget_bytes, a, sizeof a),
@@ -76,8 +78,9 @@ static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, 
       char steps_s[32], fl[64];
       snprintf(steps_s, sizeof steps_s, "[%u, %u]", x->first_step, x->last_step);
       printf("  %6u %8" PRId64 " %-28.28s %14" PRIu64 " %14" PRIu64 " %13s  %s\n", i,
-             v->tensors[x->tensor].graph_id, sfc_plan_string(v, v->tensors[x->tensor].name),
-             x->offset, x->bytes, steps_s, block_flags(x->flags, fl, sizeof fl));
+             v->tensors[x->tensor].graph_id,
+             sfc_name_shown(sfc_plan_string(v, v->tensors[x->tensor].name), n1), x->offset,
+             x->bytes, steps_s, block_flags(x->flags, fl, sizeof fl));
     }
   }
   if (steps) {
@@ -85,7 +88,8 @@ static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, 
     for (uint32_t s = 0; s < v->step_count; s++) {
       const sfc_plan_op_t *op = &v->ops[v->steps[s].op];
       printf("  %6u %6" PRId64 " %-20.20s %-28.28s %s\n", s, op->graph_id,
-             sfc_plan_string(v, op->type), sfc_plan_string(v, op->name), sfc_phase_name(op->phase));
+             sfc_name_shown(sfc_plan_string(v, op->type), n1),
+             sfc_name_shown(sfc_plan_string(v, op->name), n2), sfc_phase_name(op->phase));
     }
   }
 }
@@ -215,6 +219,9 @@ static int run_inspect(int argc, char **argv) {
   if (!path)
     return sfc_cli_usage("inspect", "no plan given");
   sfc_error_t err = {0};
+  /* the picture: never the plan, and writable, before anything is printed */
+  if (svg && sfc_outfile_check(svg, &path, 1, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
   sfcrt_plan_t *plan;
   if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
     return sfc_cli_fail(&err);

@@ -4,13 +4,16 @@
  * (which verifies the packing independently), prints a summary, and optionally
  * writes the packing as CSV with an offset column and as an SVG picture. Lets sfc
  * be compared with other packers (MiniMalloc, idealloc, TelaMalloc) on the same
- * files. Outputs are written atomically, and only after the packing succeeded. */
+ * files. Outputs are checked before the packing (never the input, never each other,
+ * writable: outfile.h) and written atomically, only after the packing succeeded. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
+#include "outfile.h"
 #include "pack.h"
 #include "pack_csv.h"
 #include "svg.h"
@@ -18,7 +21,8 @@
 
 static const char help[] =
     "usage: sfc pack BLOCKS.csv [--algorithm NAME] [--capacity SIZE] [--alignment N]\n"
-    "                           [--time-limit DUR] [-o OUT.csv] [--svg OUT.svg] [-v] [--list]\n"
+    "                           [--time-limit DUR] [--mip-max-blocks N] [-o OUT.csv]\n"
+    "                           [--svg OUT.svg] [-v] [--list]\n"
     "\n"
     "Packs one dynamic storage allocation instance: every buffer gets an offset so\n"
     "that buffers live at the same time never share a byte, minimising the peak.\n"
@@ -29,7 +33,8 @@ static const char help[] =
     "\n"
     "options:\n"
     "  -a, --algorithm NAME     packer (default auto; see below)\n"
-    "  -c, --capacity SIZE      the peak must not exceed SIZE (exit 1 when it does)\n"
+    "  -c, --capacity SIZE      the peak must not exceed SIZE, at least 1 (exit 1 when\n"
+    "                           it does; without it there is no limit)\n"
     "      --alignment N        every offset a multiple of N, a power of two (default 1)\n"
     "  -t, --time-limit DUR     for exact and anytime packers, e.g. 10s (default 10s)\n"
     "      --mip-max-blocks N   auto tries the MIP on parts up to N buffers (default 30)\n"
@@ -106,6 +111,8 @@ static int run_pack(int argc, char **argv) {
   uint64_t capacity = 0, alignment = 1;
   if (capacity_s && !sfc_parse_size(capacity_s, &capacity, why, sizeof why))
     return sfc_cli_usage("pack", "--capacity: %s", why);
+  if (capacity_s && capacity == 0)
+    return sfc_cli_usage("pack", "--capacity: must be at least 1 byte (leave it out for none)");
   if (alignment_s) {
     if (!sfc_parse_size(alignment_s, &alignment, why, sizeof why))
       return sfc_cli_usage("pack", "--alignment: %s", why);
@@ -113,7 +120,7 @@ static int run_pack(int argc, char **argv) {
       return sfc_cli_usage("pack", "--alignment: %" PRIu64 " is not a power of two", alignment);
   }
   sfc_pack_options_t opt = {.time_limit_s = 10.0, .mip_max_blocks = 30, .verbose = verbose};
-  if (limit_s && !sfc_parse_duration(limit_s, &opt.time_limit_s, why, sizeof why))
+  if (limit_s && !sfc_parse_time_limit(limit_s, &opt.time_limit_s, why, sizeof why))
     return sfc_cli_usage("pack", "--time-limit: %s", why);
   if (mip_s) {
     char *end;
@@ -123,7 +130,12 @@ static int run_pack(int argc, char **argv) {
     opt.mip_max_blocks = (uint32_t)m;
   }
 
+  /* outputs: never the input, never each other, and writable, before any packing */
   sfc_error_t err = {0};
+  if ((output && sfc_outfile_check(output, &input, 1, &err) != SFC_OK) ||
+      (svg && sfc_outfile_check(svg, &input, 1, &err) != SFC_OK) ||
+      sfc_outfile_check_distinct(output, svg, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
   sfc_pack_csv_t csv;
   if (sfc_pack_csv_read_file(input, &csv, &err) != SFC_OK)
     return sfc_cli_fail(&err);
@@ -155,27 +167,14 @@ static int run_pack(int argc, char **argv) {
   printf("  time          %.1f ms\n", res.seconds * 1e3);
 
   if (output) {
-    size_t len = strlen(output);
-    char *tmp = malloc(len + 5);
-    FILE *f = NULL;
-    if (tmp) {
-      memcpy(tmp, output, len);
-      memcpy(tmp + len, ".tmp", 5);
-      f = fopen(tmp, "w");
+    sfc_outfile_t o;
+    sfc_status_t ws = sfc_outfile_begin(&o, output, &err);
+    if (ws == SFC_OK) {
+      sfc_pack_csv_write(o.f, &csv, true);
+      ws = sfc_outfile_commit(&o, &err);
     }
-    if (!f) {
-      sfc_error_set(&err, SFC_ERR_IO, "%s: cannot create", output);
+    if (ws != SFC_OK)
       rc = sfc_cli_fail(&err);
-    } else {
-      sfc_pack_csv_write(f, &csv, true);
-      bool bad = ferror(f) != 0;
-      if (fclose(f) != 0 || bad || rename(tmp, output) != 0) {
-        remove(tmp);
-        sfc_error_set(&err, SFC_ERR_IO, "%s: cannot write", output);
-        rc = sfc_cli_fail(&err);
-      }
-    }
-    free(tmp);
   }
   if (svg && rc != SFC_EXIT_INTERNAL && rc != SFC_EXIT_BAD_INPUT) {
     char title[512];

@@ -16,7 +16,8 @@
  */
 #include "emit.h"
 
-#include <errno.h>
+#include "outfile.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,45 +163,13 @@ sfc_status_t sfc_plan_write_buffer(const sfc_plan_view_t *view, void **out_data,
   return SFC_OK;
 }
 
-/* Writes data to tmp, closing it; on failure the message names tmp and the reason. */
-static sfc_status_t write_all(const char *tmp, const void *data, size_t bytes, sfc_error_t *err) {
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
-    return sfc_error_set(err, SFC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-  size_t put = fwrite(data, 1, bytes, f);
-  int write_errno = errno;
-  if (put != bytes) {
-    fclose(f);
-    return sfc_error_set(err, SFC_ERR_IO, "%s: write failed: %s", tmp, strerror(write_errno));
-  }
-  if (fclose(f) != 0)
-    return sfc_error_set(err, SFC_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-  return SFC_OK;
-}
-
 sfc_status_t sfc_plan_write_file(const sfc_plan_view_t *view, const char *path, sfc_error_t *err) {
   if (!path || !*path)
     return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "plan writer: empty output path");
   void *data = NULL;
   size_t bytes = 0;
   SFC_TRY(sfc_plan_write_buffer(view, &data, &bytes, err));
-
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 5);
-  if (!tmp) {
-    free(data);
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "plan writer: out of memory");
-  }
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, ".tmp", 5);
-
-  sfc_status_t s = write_all(tmp, data, bytes, err);
-  if (s == SFC_OK && rename(tmp, path) != 0)
-    s = sfc_error_set(err, SFC_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp,
-                      strerror(errno));
-  if (s != SFC_OK)
-    remove(tmp); /* never leave a partial plan behind */
-  free(tmp);
+  sfc_status_t s = sfc_outfile_write(path, data, bytes, err); /* never a partial plan */
   free(data);
   return s;
 }

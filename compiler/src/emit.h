@@ -7,7 +7,7 @@
  *
  *   void *data; size_t n;
  *   SFC_TRY(sfc_plan_write_buffer(&ir->plan, &data, &n, err));   // free(data) after
- *   SFC_TRY(sfc_plan_write_file(&ir->plan, "out.plan", err));    // atomic: tmp + rename
+ *   SFC_TRY(sfc_plan_write_file(&ir->plan, "out.plan", err));    // outfile.h: safe, atomic
  */
 #ifndef SFC_EMIT_H
 #define SFC_EMIT_H
@@ -21,7 +21,8 @@
 sfc_status_t sfc_plan_write_buffer(const sfc_plan_view_t *view, void **out_data, size_t *out_bytes,
                                    sfc_error_t *err);
 
-/* Writes to path.tmp then renames, so a failed write never leaves a partial plan. */
+/* Writes through sfc_outfile_write (outfile.h): a fresh temporary renamed over path, so a
+ * failed write never leaves a partial plan; messages name path. */
 sfc_status_t sfc_plan_write_file(const sfc_plan_view_t *view, const char *path, sfc_error_t *err);
 
 #endif /* SFC_EMIT_H */

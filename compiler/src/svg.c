@@ -9,7 +9,8 @@
  */
 #include "svg.h"
 
-#include <errno.h>
+#include "outfile.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,28 +149,13 @@ sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t 
 }
 
 sfc_status_t sfc_svg_write_file(const char *path, const sfc_svg_packing_t *pic, sfc_error_t *err) {
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 5);
-  if (!tmp)
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, ".tmp", 5);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    sfc_status_t st = sfc_error_set(err, SFC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    free(tmp);
+  sfc_outfile_t o;
+  SFC_TRY(sfc_outfile_begin(&o, path, err));
+  sfc_status_t st = sfc_svg_write(o.f, pic, err);
+  if (st != SFC_OK) {
+    sfc_error_prefix(err, path);
+    sfc_outfile_abort(&o);
     return st;
   }
-  sfc_status_t st = sfc_svg_write(f, pic, err);
-  if (st != SFC_OK)
-    sfc_error_prefix(err, path);
-  if (fclose(f) != 0 && st == SFC_OK)
-    st = sfc_error_set(err, SFC_ERR_IO, "%s: cannot write", tmp);
-  if (st == SFC_OK && rename(tmp, path) != 0)
-    st = sfc_error_set(err, SFC_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp,
-                       strerror(errno));
-  if (st != SFC_OK)
-    remove(tmp);
-  free(tmp);
-  return st;
+  return sfc_outfile_commit(&o, err);
 }

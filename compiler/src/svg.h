@@ -4,7 +4,7 @@
  *
  *   sfc_svg_packing_t pic = {.blocks = b, .count = n, .lower_bound = lb,
  *                            .title = "resnet50.csv: best-fit"};
- *   SFC_TRY(sfc_svg_write_file("out.svg", &pic, &err));   // atomic: tmp + rename
+ *   SFC_TRY(sfc_svg_write_file("out.svg", &pic, &err));   // outfile.h: safe, atomic
  */
 #ifndef SFC_SVG_H
 #define SFC_SVG_H
@@ -25,7 +25,7 @@ typedef struct sfc_svg_packing {
 /* Writes the SVG document. Returns SFC_ERR_IO when writing fails. */
 sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t *err);
 
-/* Writes to path.tmp, then renames it to path. */
+/* Writes the document to path through outfile.h (a temporary renamed over path). */
 sfc_status_t sfc_svg_write_file(const char *path, const sfc_svg_packing_t *pic, sfc_error_t *err);
 
 #endif /* SFC_SVG_H */

@@ -9,11 +9,15 @@
 #include "torch_trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_OFFSET, N_COLS };
 static const char *const col_names[N_COLS] = {"id", "lower", "upper", "size", "offset"};
@@ -264,15 +268,152 @@ void sfcrt_torch_trace_free(sfcrt_torch_trace_t *trace, const sfc_allocator_t *a
   memset(trace, 0, sizeof(*trace));
 }
 
+/* ---- the writer: the safe-output rules of compiler/src/outfile.h, restated here
+ * because the runtime may not use compiler code. A new or regular-file target is
+ * written to a fresh temporary next to it (O_CREAT|O_EXCL|O_NOFOLLOW, 0666 & ~umask,
+ * an unpredictable name, another one tried on EEXIST, so a planted link is never
+ * followed), fsync'ed and renamed over it; an existing non-regular file (/dev/null, a
+ * FIFO) is written in place; a symlink to a regular file replaces the file it points
+ * to and keeps the link; a dangling link or a directory is refused. Messages name
+ * `path`, never the temporary. */
+
+static sfc_status_t io_error(sfc_error_t *err, const char *path, const char *what, int e) {
+  return sfc_error_set(err, SFC_ERR_IO, "%s: %s: %s", path, what, strerror(e));
+}
+
+static uint64_t temp_state;
+static bool temp_seeded;
+
+static uint64_t temp_random(void) {
+  if (!temp_seeded) {
+    struct timespec a = {0, 0}, b = {0, 0};
+    clock_gettime(CLOCK_REALTIME, &a);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    int local = 0;
+    temp_state = (uint64_t)a.tv_sec * 1000000007u ^ (uint64_t)a.tv_nsec ^
+                 (uint64_t)b.tv_nsec << 21 ^ (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&local;
+    temp_seeded = true;
+  }
+  uint64_t z = (temp_state += 0x9E3779B97F4A7C15ull); /* splitmix64 */
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* The next temporary name for `name`: "DIR/.BASE.<16 hex>.tmp", malloc'ed. */
+static char *temp_name(const char *name) {
+  const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+  int dir_len = slash ? (slash == name ? 1 : (int)(slash - name)) : 1;
+  size_t cap = (size_t)dir_len + 240;
+  char *t = malloc(cap);
+  if (t)
+    snprintf(t, cap, "%.*s/.%.200s.%016llx.tmp", dir_len, slash ? name : ".", base,
+             (unsigned long long)temp_random());
+  return t;
+}
+
+void sfcrt_torch_trace_test_seed_(uint64_t seed) {
+  temp_state = seed;
+  temp_seeded = true;
+}
+
+char *sfcrt_torch_trace_test_temp_name_(const char *path) {
+  return temp_name(path);
+}
+
+static int write_fd(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t put = write(fd, p, n < ((size_t)1 << 30) ? n : ((size_t)1 << 30));
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0) {
+      if (put == 0)
+        errno = EIO;
+      return -1;
+    }
+    p += put;
+    n -= (size_t)put;
+  }
+  return 0;
+}
+
+static sfc_status_t safe_write_file(const char *path, const char *data, size_t bytes,
+                                    sfc_error_t *err) {
+  if (!path || !*path)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "empty trace path");
+  struct stat ls, st;
+  char *target = NULL; /* a symlink's resolved regular file */
+  if (lstat(path, &ls) != 0) {
+    if (errno != ENOENT)
+      return io_error(err, path, "cannot create", errno);
+    if (path[strlen(path) - 1] == '/')
+      return io_error(err, path, "cannot create", EISDIR);
+  } else {
+    st = ls;
+    if (S_ISLNK(ls.st_mode) && stat(path, &st) != 0)
+      return errno == ENOENT
+                 ? sfc_error_set(err, SFC_ERR_IO,
+                                 "%s: is a dangling symbolic link; not following it", path)
+                 : io_error(err, path, "cannot open", errno);
+    if (S_ISDIR(st.st_mode))
+      return io_error(err, path, "cannot create", EISDIR);
+    if (!S_ISREG(st.st_mode)) { /* /dev/null, a FIFO: in place, never replaced */
+      int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+      if (fd < 0)
+        return io_error(err, path, "cannot open", errno);
+      struct stat now;
+      if (fstat(fd, &now) != 0 || S_ISREG(now.st_mode)) {
+        close(fd);
+        return sfc_error_set(err, SFC_ERR_IO, "%s: changed while being opened; not writing", path);
+      }
+      int e = write_fd(fd, data, bytes) != 0 ? errno : 0;
+      if (close(fd) != 0 && !e && errno != EINTR)
+        e = errno;
+      return e ? io_error(err, path, "write failed", e) : SFC_OK;
+    }
+    if (S_ISLNK(ls.st_mode) && !(target = realpath(path, NULL)))
+      return io_error(err, path, "cannot resolve", errno);
+  }
+  const char *name = target ? target : path;
+  char *tmp = NULL;
+  int fd = -1;
+  for (int i = 0; i < 100 && fd < 0; i++) {
+    free(tmp);
+    if (!(tmp = temp_name(name))) {
+      free(target);
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  sfc_status_t s = SFC_OK;
+  if (fd < 0) {
+    s = io_error(err, path, "cannot create", errno);
+  } else {
+    if (write_fd(fd, data, bytes) != 0 || fsync(fd) != 0) {
+      s = io_error(err, path, "write failed", errno);
+      close(fd);
+    } else if (close(fd) != 0) {
+      s = io_error(err, path, "write failed", errno);
+    } else if (rename(tmp, name) != 0) {
+      s = io_error(err, path, "cannot replace", errno);
+    }
+    if (s != SFC_OK)
+      unlink(tmp); /* never leave a partial trace behind */
+  }
+  free(tmp);
+  free(target);
+  return s;
+}
+
 sfc_status_t sfcrt_torch_trace_write_file(const char *path, const sfcrt_torch_block_t *blocks,
                                           size_t count, bool with_offsets, sfc_error_t *err) {
-  char tmp[4096];
-  int tn = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-  if (tn < 0 || (size_t)tn >= sizeof(tmp))
-    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "trace path is too long");
-  FILE *f = fopen(tmp, "wb");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
   if (!f)
-    return sfc_error_set(err, SFC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   fputs(with_offsets ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n", f);
   for (size_t i = 0; i < count; i++) {
     fprintf(f, "%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64, i, blocks[i].lower, blocks[i].upper,
@@ -281,15 +422,12 @@ sfc_status_t sfcrt_torch_trace_write_file(const char *path, const sfcrt_torch_bl
       fprintf(f, ",%" PRIu64, blocks[i].offset);
     fputc('\n', f);
   }
-  int bad_write = ferror(f);
-  if (fclose(f) != 0 || bad_write) {
-    remove(tmp);
-    return sfc_error_set(err, SFC_ERR_IO, "%s: write failed", tmp);
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    free(buf);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
-  if (rename(tmp, path) != 0) {
-    int e = errno;
-    remove(tmp);
-    return sfc_error_set(err, SFC_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
-  }
-  return SFC_OK;
+  sfc_status_t s = safe_write_file(path, buf, len, err);
+  free(buf);
+  return s;
 }

@@ -60,8 +60,17 @@ sfc_status_t sfcrt_torch_trace_read_file(const char *path, bool need_offsets,
 void sfcrt_torch_trace_free(sfcrt_torch_trace_t *trace, const sfc_allocator_t *alloc);
 
 /* Writes `id,lower,upper,size` (and `,offset` when with_offsets) for blocks[0..count).
- * Writes to path.tmp and renames, so a reader never sees half a file. */
+ * Safely: a fresh temporary next to the file (O_EXCL|O_NOFOLLOW, never a predictable
+ * name), fsync'ed and renamed over it, so a reader never sees half a file and a planted
+ * symlink is never followed; /dev/null or a FIFO is written in place; a symlink to a
+ * regular file replaces that file and keeps the link. Messages name path. */
 sfc_status_t sfcrt_torch_trace_write_file(const char *path, const sfcrt_torch_block_t *blocks,
                                           size_t count, bool with_offsets, sfc_error_t *err);
+
+/* For tests only: restart the generator of the writer's temporary names from seed, and
+ * return the next name a write to `path` (no links) would try, malloc'ed; a write after
+ * the same seed tries the same names in the same order. */
+void sfcrt_torch_trace_test_seed_(uint64_t seed);
+char *sfcrt_torch_trace_test_temp_name_(const char *path);
 
 #endif /* SFCRT_TORCH_TRACE_H */

@@ -1,6 +1,7 @@
 /* test_torch_trace.c — the runtime's trace CSV reader and writer: a table of bad
  * inputs with their exact messages, limits, row order, and round trips through the
- * compiler's independent reader (compiler/src/pack/pack_csv.h) in both directions. */
+ * compiler's independent reader (compiler/src/pack/pack_csv.h) in both directions, and
+ * the writer's safe-output rules (tests/safe_write_cases.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "check.h"
 #include "rt_test_util.h"
 #include "pack_csv.h"
+#include "safe_write_cases.h"
 #include "torch_trace.h"
 
 static void test_good(void) {
@@ -119,6 +121,26 @@ static void test_files(void) {
                SFC_ERR_IO);
 }
 
+/* the writer follows the safe-output rules (tests/safe_write_cases.h): one block whose
+ * times are the version */
+static const char *trace_content(int version) {
+  static char buf[4][64];
+  snprintf(buf[version & 3], sizeof buf[0], "id,lower,upper,size\n0,%d,%d,4096\n", version,
+           version + 1);
+  return buf[version & 3];
+}
+
+static sfc_status_t trace_write(const char *path, int version, sfc_error_t *err) {
+  sfcrt_torch_block_t b = {(uint64_t)version, (uint64_t)version + 1, 4096, 0};
+  return sfcrt_torch_trace_write_file(path, &b, 1, false, err);
+}
+
+static void test_safe_writer(void) {
+  const sw_impl_t impl = {"sfcrt_torch_trace_write_file", trace_write, trace_content,
+                          sfcrt_torch_trace_test_seed_, sfcrt_torch_trace_test_temp_name_};
+  sw_run_all(&impl);
+}
+
 /* writer -> compiler reader, and compiler writer -> runtime reader, on random traces */
 static void test_round_trips(void) {
   char path[512];
@@ -193,6 +215,7 @@ int main(void) {
   RUN(test_good);
   RUN(test_bad);
   RUN(test_files);
+  RUN(test_safe_writer);
   RUN(test_round_trips);
   RUN(test_failing_allocator);
   return check_summary();

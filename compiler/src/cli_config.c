@@ -42,6 +42,7 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--packer: name too long");
     strcpy(cfg->packer.algorithm, a->packer);
   }
+  /* The config loader checked a packer.algorithm the file gave (with its line and column). */
   if (!sfc_packer_find(cfg->packer.algorithm)) {
     char list[512] = "";
     size_t n;

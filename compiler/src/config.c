@@ -34,6 +34,26 @@ void sfc_config_defaults(sfc_config_t *cfg) {
   cfg->host.staging_budget_bytes = 0;
 }
 
+bool sfc_parse_time_limit(const char *text, double *out_seconds, char *why, size_t why_bytes) {
+  double s;
+  if (!sfc_parse_duration(text, &s, why, why_bytes))
+    return false;
+  if (!(s >= SFC_TIME_LIMIT_MIN_S && s <= SFC_TIME_LIMIT_MAX_S)) {
+    char lo[32], hi[32];
+    size_t n = strlen(text);
+    bool unitless =
+        s > 0 && n > 0 && ((text[n - 1] >= '0' && text[n - 1] <= '9') || text[n - 1] == '.');
+    if (why && why_bytes)
+      snprintf(why, why_bytes, "'%.40s%s' is not in %s..%s%s", text, n > 40 ? "..." : "",
+               sfc_format_duration(SFC_TIME_LIMIT_MIN_S, lo, sizeof lo),
+               sfc_format_duration(SFC_TIME_LIMIT_MAX_S, hi, sizeof hi),
+               unitless ? " (a number without a unit is seconds)" : "");
+    return false;
+  }
+  *out_seconds = s;
+  return true;
+}
+
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy) {
   switch (policy) {
     case SFC_SCHED_NONE:
@@ -165,4 +185,33 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   else
     sfc_format_size_exact(cfg->host.staging_budget_bytes, a, sizeof a);
   field(out, "staging_budget", a, "pinned host staging limit; 0 = unlimited");
+}
+
+sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *err) {
+  const char *src = cfg->source;
+  sfc_config_t d;
+  sfc_config_defaults(&d);
+  if (cfg->scheduler.policy != SFC_SCHED_NONE && cfg->scheduler.policy != SFC_SCHED_WINDOW)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "%s: scheduler.policy: '%s' is not implemented yet (none and window plan "
+                         "every tensor in-core until the scheduler lands)",
+                         src, sfc_sched_policy_name(cfg->scheduler.policy));
+  if (!cfg->scheduler.window_auto)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "%s: scheduler.window: a fixed window is not implemented yet (only auto)",
+                         src);
+  if (cfg->scheduler.prefetch_limit != 0)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "%s: scheduler.prefetch_limit: a limit is not implemented yet (only 0)",
+                         src);
+  if (cfg->tiling.mode == SFC_TILING_ON)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "%s: tiling.mode: 'on' is not implemented yet (off and auto tile nothing "
+                         "until the tiler lands)",
+                         src);
+  if (cfg->tiling.max_tiles != d.tiling.max_tiles || cfg->tiling.min_tile != d.tiling.min_tile)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "%s: tiling.%s: is not implemented yet (the tiler has not landed)", src,
+                         cfg->tiling.max_tiles != d.tiling.max_tiles ? "max_tiles" : "min_tile");
+  return SFC_OK;
 }

@@ -70,13 +70,32 @@ typedef struct sfc_config {
   struct {
     char algorithm[SFC_NAME_BYTES]; /* default "auto" */
     uint32_t mip_max_blocks;        /* the MIP runs only up to this many blocks, default 30 */
-    double time_limit_s;            /* per packing, default 10 */
+    double time_limit_s;            /* per packing, default 10; SFC_TIME_LIMIT_MIN_S .. MAX_S */
   } packer;
 
   struct {
     uint64_t staging_budget_bytes; /* pinned host staging limit, 0 = unlimited */
   } host;
 } sfc_config_t;
+
+/* Bounds of the rates, times and factors a config (or a flag) may give, so that every
+ * prediction made from them stays finite: bytes (<= 2^60) over a bandwidth, FLOPs
+ * (<= 2^62) over peak_flops, copies over a shared link (docs/config-format.md#bounds).
+ * Each is inclusive. */
+#define SFC_RATE_MIN         1e3  /* bytes/s: 1KB/s */
+#define SFC_RATE_MAX         1e15 /* bytes/s: 1PB/s */
+#define SFC_LATENCY_MAX_S    1.0  /* copy_latency: 0 .. 1s */
+#define SFC_DUPLEX_MIN       0.01 /* duplex_factor: 0.01 .. 1 */
+#define SFC_PEAK_FLOPS_MIN   1e6  /* peak_flops: 1e6 .. 1e18 FLOP/s */
+#define SFC_PEAK_FLOPS_MAX   1e18
+#define SFC_TIME_LIMIT_MIN_S 1e-3 /* packer time limit: 1ms .. 86400s (one day) */
+#define SFC_TIME_LIMIT_MAX_S 86400.0
+
+/* Parses a packer time limit, the config's packer.time_limit and `sfc pack
+ * --time-limit` alike: a duration (a plain number is seconds) in SFC_TIME_LIMIT_MIN_S
+ * .. SFC_TIME_LIMIT_MAX_S. On failure writes the reason, e.g. "'0' is not in
+ * 1ms..86400s", and returns false. */
+bool sfc_parse_time_limit(const char *text, double *out_seconds, char *why, size_t why_bytes);
 
 /* Built-in device profiles. */
 const sfc_profile_t *sfc_profiles(size_t *out_count);
@@ -97,6 +116,13 @@ sfc_status_t sfc_config_load_file(const char *path, sfc_config_t *cfg, sfc_error
 
 /* Writes cfg as a complete config v1 YAML document (loadable again, same values). */
 void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out);
+
+/* SFC_ERR_BAD_INPUT naming the first setting whose pass has not landed yet (a
+ * scheduler policy other than none/window, a fixed window, a prefetch limit, tiling
+ * mode on, tile limits other than the defaults), so no setting silently does
+ * nothing; the pipeline calls it before the first pass. The loader still parses and
+ * checks every value. */
+sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *err);
 
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);

@@ -29,6 +29,7 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "pack.h"
 #include "units.h"
 
 #define MAX_CONFIG_BYTES ((size_t)1 << 20)
@@ -55,10 +56,10 @@ typedef enum kind {
   K_PROFILE,  /* a built-in profile name */
   K_SIZE,     /* uint64_t bytes, >= min */
   K_ALIGN,    /* uint64_t bytes, power of two, <= max */
-  K_RATE,     /* double bytes/s, > 0 */
-  K_DURATION, /* double seconds, >= 0 (min 1: > 0) */
-  K_FRACTION, /* double in (0, 1] */
-  K_NUMBER,   /* double > 0 */
+  K_RATE,     /* double bytes/s in [lo, hi] */
+  K_DURATION, /* double seconds in [lo, hi] (packer.time_limit: sfc_parse_time_limit) */
+  K_FRACTION, /* double in [lo, hi], a factor */
+  K_NUMBER,   /* double in [lo, hi] */
   K_POLICY,   /* sfc_sched_policy_t */
   K_MODE,     /* sfc_tiling_mode_t */
   K_WINDOW,   /* "auto" or a size > 0 */
@@ -102,6 +103,7 @@ typedef struct field {
   kind_t kind;
   size_t offset; /* of the value in sfc_config_t (K_WINDOW: window_bytes) */
   uint64_t min, max;
+  double lo, hi; /* bounds of a double-valued field (config.h) */
 } field_t;
 
 #define AT(member) offsetof(sfc_config_t, member)
@@ -110,13 +112,18 @@ static const field_t fields[F_COUNT] = {
     [F_PROFILE] = {S_DEVICE, "profile", K_PROFILE, 0, 0, 0},
     [F_MEMORY] = {S_DEVICE, "memory", K_SIZE, AT(device.memory_bytes), 1, 0},
     [F_BUDGET] = {S_DEVICE, "budget", K_SIZE, AT(budget_bytes), 1, 0},
-    [F_H2D] = {S_DEVICE, "h2d_bandwidth", K_RATE, AT(device.h2d_bytes_per_s), 0, 0},
-    [F_D2H] = {S_DEVICE, "d2h_bandwidth", K_RATE, AT(device.d2h_bytes_per_s), 0, 0},
-    [F_DUPLEX] = {S_DEVICE, "duplex_factor", K_FRACTION, AT(device.duplex_factor), 0, 0},
-    [F_LATENCY] = {S_DEVICE, "copy_latency", K_DURATION, AT(device.copy_latency_s), 0, 0},
+    [F_H2D] = {S_DEVICE, "h2d_bandwidth", K_RATE, AT(device.h2d_bytes_per_s), 0, 0, SFC_RATE_MIN,
+               SFC_RATE_MAX},
+    [F_D2H] = {S_DEVICE, "d2h_bandwidth", K_RATE, AT(device.d2h_bytes_per_s), 0, 0, SFC_RATE_MIN,
+               SFC_RATE_MAX},
+    [F_DUPLEX] = {S_DEVICE, "duplex_factor", K_FRACTION, AT(device.duplex_factor), 0, 0,
+                  SFC_DUPLEX_MIN, 1},
+    [F_LATENCY] = {S_DEVICE, "copy_latency", K_DURATION, AT(device.copy_latency_s), 0, 0, 0,
+                   SFC_LATENCY_MAX_S},
     [F_ALIGNMENT] = {S_DEVICE, "alignment", K_ALIGN, AT(device.alignment), 1, 1u << 20},
     [F_VA_CHUNK] = {S_DEVICE, "va_chunk", K_SIZE, AT(device.va_chunk_bytes), 1, 0},
-    [F_PEAK_FLOPS] = {S_DEVICE, "peak_flops", K_NUMBER, AT(device.peak_flops), 0, 0},
+    [F_PEAK_FLOPS] = {S_DEVICE, "peak_flops", K_NUMBER, AT(device.peak_flops), 0, 0,
+                      SFC_PEAK_FLOPS_MIN, SFC_PEAK_FLOPS_MAX},
     [F_POLICY] = {S_SCHEDULER, "policy", K_POLICY, AT(scheduler.policy), 0, 0},
     [F_WINDOW] = {S_SCHEDULER, "window", K_WINDOW, AT(scheduler.window_bytes), 0, 0},
     [F_PREFETCH] = {S_SCHEDULER, "prefetch_limit", K_COUNT, AT(scheduler.prefetch_limit), 0,
@@ -126,7 +133,8 @@ static const field_t fields[F_COUNT] = {
     [F_MIN_TILE] = {S_TILING, "min_tile", K_COUNT, AT(tiling.min_tile), 1, 1u << 16},
     [F_ALGORITHM] = {S_PACKER, "algorithm", K_NAME, AT(packer.algorithm), 0, 0},
     [F_MIP_MAX_BLOCKS] = {S_PACKER, "mip_max_blocks", K_COUNT, AT(packer.mip_max_blocks), 0, 10000},
-    [F_TIME_LIMIT] = {S_PACKER, "time_limit", K_DURATION, AT(packer.time_limit_s), 1, 0},
+    [F_TIME_LIMIT] = {S_PACKER, "time_limit", K_DURATION, AT(packer.time_limit_s), 0, 0,
+                      SFC_TIME_LIMIT_MIN_S, SFC_TIME_LIMIT_MAX_S},
     [F_STAGING] = {S_HOST, "staging_budget", K_SIZE, AT(host.staging_budget_bytes), 0, 0},
 };
 #undef AT
@@ -336,6 +344,31 @@ static bool parse_number(const char *s, double *out) {
   return true;
 }
 
+/* A bound of a double-valued field as its messages show it: "1KB/s", "1s", "0.01", "1e6". */
+static const char *bound_text(kind_t kind, double v, char *buf, size_t buf_bytes) {
+  if (kind == K_RATE)
+    return sfc_format_rate(v, buf, buf_bytes);
+  if (kind == K_DURATION && v > 0)
+    return sfc_format_duration(v, buf, buf_bytes);
+  char sci[40];
+  snprintf(buf, buf_bytes, "%.15g", v); /* "0.01", "1000000" */
+  for (int p = 0; p <= 17; p++) {       /* the shortest exact "1e+06" */
+    snprintf(sci, sizeof sci, "%.*e", p, v);
+    if (strtod(sci, NULL) == v)
+      break;
+  }
+  char *e = strstr(sci, "e+");
+  if (e) { /* "1e+06" -> "1e6" */
+    const char *digits = e + 2;
+    while (*digits == '0' && digits[1])
+      digits++;
+    memmove(e + 1, digits, strlen(digits) + 1);
+  }
+  if (strlen(sci) < strlen(buf))
+    snprintf(buf, buf_bytes, "%s", sci);
+  return buf;
+}
+
 static int name_index(const char *const *names, size_t count, const char *s) {
   for (size_t i = 0; i < count; i++)
     if (strcmp(names[i], s) == 0)
@@ -396,31 +429,29 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
       return SFC_OK;
 
     case K_RATE:
-      if (!sfc_parse_rate(s, &d, why, sizeof why))
-        return FAIL(L, e->start_mark, path, "%s", why);
-      if (!(d > 0))
-        return FAIL(L, e->start_mark, path, "'%s' must be greater than 0", v);
-      memcpy(slot, &d, sizeof d);
-      return SFC_OK;
-
     case K_DURATION:
-      if (!sfc_parse_duration(s, &d, why, sizeof why))
-        return FAIL(L, e->start_mark, path, "%s", why);
-      if (f->min && !(d > 0))
-        return FAIL(L, e->start_mark, path, "'%s' must be greater than 0", v);
-      memcpy(slot, &d, sizeof d);
-      return SFC_OK;
-
     case K_FRACTION:
-    case K_NUMBER:
-      if (!parse_number(s, &d))
+    case K_NUMBER: {
+      bool parsed = f->kind == K_RATE       ? sfc_parse_rate(s, &d, why, sizeof why)
+                    : id == F_TIME_LIMIT    ? sfc_parse_time_limit(s, &d, why, sizeof why)
+                    : f->kind == K_DURATION ? sfc_parse_duration(s, &d, why, sizeof why)
+                                            : parse_number(s, &d);
+      if (!parsed && (f->kind == K_FRACTION || f->kind == K_NUMBER))
         return FAIL(L, e->start_mark, path, "expected a number, got '%s'", v);
-      if (f->kind == K_FRACTION && !(d > 0 && d <= 1))
-        return FAIL(L, e->start_mark, path, "'%s' is not in (0, 1]", v);
-      if (!(d > 0))
-        return FAIL(L, e->start_mark, path, "'%s' must be greater than 0", v);
+      if (!parsed)
+        return FAIL(L, e->start_mark, path, "%s", why);
+      if (!(d >= f->lo && d <= f->hi)) {
+        char lo[40], hi[40];
+        bool unitless = f->kind == K_DURATION && d > 0 && len > 0 &&
+                        ((s[len - 1] >= '0' && s[len - 1] <= '9') || s[len - 1] == '.');
+        return FAIL(L, e->start_mark, path, "'%s' is not in %s..%s%s", v,
+                    bound_text(f->kind, f->lo, lo, sizeof lo),
+                    bound_text(f->kind, f->hi, hi, sizeof hi),
+                    unitless ? " (a number without a unit is seconds)" : "");
+      }
       memcpy(slot, &d, sizeof d);
       return SFC_OK;
+    }
 
     case K_POLICY: {
       int i = name_index(policy_names, 4, s);
@@ -476,6 +507,15 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
                     "'%s' is not a name (1 to %d characters of a-z, 0-9 and -, not starting "
                     "with -)",
                     v, SFC_NAME_BYTES - 1);
+      if (id == F_ALGORITHM && !sfc_packer_find(s)) {
+        char list[512] = "";
+        size_t n;
+        const sfc_packer_t *all = sfc_packers(&n); /* "auto" is the first */
+        for (size_t i = 0; i < n; i++)
+          snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                   all[i].name);
+        return FAIL(L, e->start_mark, path, "unknown packer '%s'; expected one of: %s", v, list);
+      }
       memcpy(slot, s, len + 1);
       return SFC_OK;
     }

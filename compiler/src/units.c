@@ -10,7 +10,7 @@
  *    whole number of bytes <= 2^60 ("1.5GiB" is, "1.3B" is not).
  *  - Rates and durations become doubles: the decimal part goes through strtod once
  *    (correctly rounded) and a binary unit scales by ldexp (exact), so a value has
- *    exactly one double for each text.
+ *    exactly one double for each text. A duration without a unit is seconds ("60").
  *
  * The *_exact/rate/duration formatters try every unit and keep the shortest text
  * that this file parses back to the very same value; "%.17g" in the base unit is
@@ -280,11 +280,9 @@ bool sfc_parse_duration(const char *text, double *out_seconds, char *why, size_t
   bool spaced;
   if (!split_number(text, "duration", &d, &unit_text, &spaced, why, why_bytes))
     return false;
-  if (!*unit_text && !spaced && d.m == 0) {
-    *out_seconds = 0.0; /* a plain 0 needs no unit */
-    return true;
-  }
-  const unit_t *u = find_unit(time_units, COUNT(time_units), unit_text, strlen(unit_text));
+  const unit_t *u = &time_units[0]; /* a plain number is seconds: "60", "0", "1.5" */
+  if (*unit_text || spaced)
+    u = find_unit(time_units, COUNT(time_units), unit_text, strlen(unit_text));
   if (!u) {
     if (!*unit_text)
       return fail(why, why_bytes, "missing unit in '%s' (durations take %s)",

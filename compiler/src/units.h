@@ -3,7 +3,7 @@
  *   sizes:     "16GiB" "16 GiB" "1.5GB" "256" (bytes) "4KiB" "2MB"   -> bytes
  *              binary: KiB MiB GiB TiB PiB; decimal: kB KB MB GB TB PB; B
  *   rates:     "55GB/s" "25.6 GiB/s" "1e9B/s"                         -> bytes per second
- *   durations: "10us" "1.5ms" "2s" "250ns" "0"                        -> seconds
+ *   durations: "10us" "1.5ms" "2s" "250ns" "60" (no unit: seconds) "0" -> seconds
  *
  * Parsing is strict: the whole string must be consumed, the value finite and
  * non-negative, a size integral in bytes and <= 2^60. On failure the functions

@@ -348,7 +348,7 @@ static void test_write_round_trip(void) {
   c.device.copy_latency_s = 1.0 / 7.0 * 1e-5;
   c.device.alignment = 1u << 20;
   c.device.va_chunk_bytes = 3u << 20;
-  c.device.peak_flops = 1e300;
+  c.device.peak_flops = 1e18; /* the largest allowed (config.h) */
   c.scheduler.policy = SFC_SCHED_NONE;
   c.scheduler.window_auto = false;
   c.scheduler.window_bytes = 1;
@@ -356,9 +356,9 @@ static void test_write_round_trip(void) {
   c.tiling.mode = SFC_TILING_OFF;
   c.tiling.max_tiles = 1;
   c.tiling.min_tile = 65536;
-  snprintf(c.packer.algorithm, sizeof c.packer.algorithm, "%s", "mip-0123456789-abcdefghijklmno");
+  snprintf(c.packer.algorithm, sizeof c.packer.algorithm, "%s", "greedy-lifetime-bestgap");
   c.packer.mip_max_blocks = 0;
-  c.packer.time_limit_s = 1e-9;
+  c.packer.time_limit_s = 1e-3; /* the smallest allowed */
   c.host.staging_budget_bytes = 1ull << 60;
   check_round_trip(&c, "edited");
 }
@@ -466,13 +466,30 @@ static void test_errors_inline(void) {
       {"device:\n  peak_flops: lots\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:15: device.peak_flops: expected a number, got 'lots'"},
       {"device:\n  peak_flops: 0\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:15: device.peak_flops: '0' must be greater than 0"},
+       "t.yaml:2:15: device.peak_flops: '0' is not in 1e6..1e18"},
+      {"device:\n  peak_flops: 1e-300\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: device.peak_flops: '1e-300' is not in 1e6..1e18"},
+      {"device:\n  peak_flops: 1.5e18\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: device.peak_flops: '1.5e18' is not in 1e6..1e18"},
       {"device:\n  peak_flops: 1e999\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:15: device.peak_flops: expected a number, got '1e999'"},
       {"device:\n  duplex_factor: 0\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:18: device.duplex_factor: '0' is not in (0, 1]"},
+       "t.yaml:2:18: device.duplex_factor: '0' is not in 0.01..1"},
+      {"device:\n  duplex_factor: 0.009\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:18: device.duplex_factor: '0.009' is not in 0.01..1"},
       {"device:\n  h2d_bandwidth: 0GB/s\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:18: device.h2d_bandwidth: '0GB/s' must be greater than 0"},
+       "t.yaml:2:18: device.h2d_bandwidth: '0GB/s' is not in 1KB/s..1PB/s"},
+      {"device:\n  h2d_bandwidth: 999B/s\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:18: device.h2d_bandwidth: '999B/s' is not in 1KB/s..1PB/s"},
+      {"device:\n  d2h_bandwidth: 1.01PB/s\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:18: device.d2h_bandwidth: '1.01PB/s' is not in 1KB/s..1PB/s"},
+      {"device:\n  d2h_bandwidth: 1PiB/s\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:18: device.d2h_bandwidth: '1PiB/s' is not in 1KB/s..1PB/s"},
+      {"device:\n  copy_latency: 1.5s\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:17: device.copy_latency: '1.5s' is not in 0..1s"},
+      {"device:\n  copy_latency: 10\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:17: device.copy_latency: '10' is not in 0..1s (a number without a unit is "
+       "seconds)"},
       {"device:\n  alignment: 2MiB\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:14: device.alignment: '2MiB' is larger than 1MiB"},
       {"device:\n  alignment: 0\n", SFC_ERR_BAD_INPUT,
@@ -501,7 +518,21 @@ static void test_errors_inline(void) {
       {"tiling:\n  min_tile: -1\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:13: tiling.min_tile: expected a whole number, got '-1'"},
       {"packer:\n  time_limit: 0s\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:15: packer.time_limit: '0s' must be greater than 0"},
+       "t.yaml:2:15: packer.time_limit: '0s' is not in 1ms..86400s"},
+      {"packer:\n  time_limit: 0\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: packer.time_limit: '0' is not in 1ms..86400s"},
+      {"packer:\n  time_limit: 999us\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: packer.time_limit: '999us' is not in 1ms..86400s"},
+      {"packer:\n  time_limit: 86401\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: packer.time_limit: '86401' is not in 1ms..86400s (a number without a unit "
+       "is seconds)"},
+      {"packer:\n  time_limit: 5 min\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:15: packer.time_limit: unknown unit 'min' in '5 min' (durations take ns, us, "
+       "ms, s)"},
+      {"packer:\n  mip_max_blocks: 3\n  algorithm: nope\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:3:14: packer.algorithm: unknown packer 'nope'; expected one of: auto, best-fit, "
+       "greedy-size, greedy-lifetime, greedy-area, greedy-start, greedy-size-bestgap, "
+       "greedy-lifetime-bestgap, greedy-area-bestgap, greedy-start-bestgap, mip, search"},
       {"packer:\n  algorithm: \"-\"\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:14: packer.algorithm: '-' is not a name (1 to 31 characters of a-z, 0-9 and -, "
        "not "
@@ -568,6 +599,11 @@ static void test_accepted_forms(void) {
       "tiling:\n  mode: off\n",
       "tiling:\n  mode: 'on'\n",
       "packer:\n  mip_max_blocks: 0\n  algorithm: best-fit\n",
+      "packer:\n  time_limit: 60\n",    /* a plain number is seconds */
+      "packer:\n  time_limit: 1ms\n",   /* the smallest limit */
+      "packer:\n  time_limit: 86400\n", /* the largest */
+      "device:\n  copy_latency: 0.00001\n  h2d_bandwidth: 1KB/s\n  d2h_bandwidth: 1PB/s\n"
+      "  duplex_factor: 0.01\n  peak_flops: 1e6\n",
   };
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     sfc_config_t cfg;
@@ -639,6 +675,34 @@ static void test_limits(void) {
   CHECK(memcmp(&cfg, &before, sizeof cfg) == 0);
 }
 
+/* No setting silently does nothing: values whose pass has not landed parse, and the
+ * pipeline's check names the first one. */
+static void test_not_implemented(void) {
+  sfc_config_t c;
+  sfc_error_t err = {0};
+  sfc_config_defaults(&c);
+  CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+  c.scheduler.policy = SFC_SCHED_NONE;
+  c.tiling.mode = SFC_TILING_OFF;
+  CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+  CHECK_OK(sfc_config_load_file(test_data("configs/override-all.yaml"), &c, &err), err);
+  CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
+  CHECK(strstr(err.message, "scheduler.policy: 'lms' is not implemented yet") != NULL);
+  const char *cases[][2] = {
+      {"scheduler:\n  window: 512MiB\n", "scheduler.window: a fixed window is not implemented"},
+      {"scheduler:\n  prefetch_limit: 3\n", "scheduler.prefetch_limit: a limit is not"},
+      {"tiling:\n  mode: on\n", "tiling.mode: 'on' is not implemented yet"},
+      {"tiling:\n  max_tiles: 64\n", "tiling.max_tiles: is not implemented yet"},
+      {"tiling:\n  min_tile: 8\n", "tiling.min_tile: is not implemented yet"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sfc_config_defaults(&c); /* a load layers the file over what c holds */
+    CHECK_OK(sfc_config_load_buffer(cases[i][0], strlen(cases[i][0]), "t.yaml", &c, &err), err);
+    CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
+    CHECK_STR_EQ(strstr(err.message, cases[i][1]) ? cases[i][1] : err.message, cases[i][1]);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--print-defaults") == 0) {
     sfc_config_t cfg;
@@ -657,5 +721,6 @@ int main(int argc, char **argv) {
   RUN(test_errors_inline);
   RUN(test_accepted_forms);
   RUN(test_limits);
+  RUN(test_not_implemented);
   return check_summary();
 }

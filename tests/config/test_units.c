@@ -173,10 +173,23 @@ static void test_rate(void) {
 
 static void test_duration(void) {
   static const good_double_t good[] = {
-      {"10us", 10e-6},     {"10 us", 10e-6}, {"10\xc2\xb5s", 10e-6}, {"10\xce\xbcs", 10e-6},
-      {"1.5ms", 1.5e-3},   {"2s", 2},        {"250ns", 250e-9},      {"0", 0},
-      {"0.0", 0},          {"0s", 0},        {"1e-3s", 1e-3},        {"3600s", 3600},
+      {"10us", 10e-6},
+      {"10 us", 10e-6},
+      {"10\xc2\xb5s", 10e-6},
+      {"10\xce\xbcs", 10e-6},
+      {"1.5ms", 1.5e-3},
+      {"2s", 2},
+      {"250ns", 250e-9},
+      {"0", 0},
+      {"0.0", 0},
+      {"0s", 0},
+      {"1e-3s", 1e-3},
+      {"3600s", 3600},
       {"0.000001s", 1e-6},
+      {"5", 5},
+      {"60", 60},
+      {"1.5", 1.5},
+      {"2.5e-3", 2.5e-3}, /* a plain number is seconds */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     double got = -1;
@@ -186,8 +199,9 @@ static void test_duration(void) {
   }
   static const bad_t bad[] = {
       {"", "empty duration"},
-      {"5", "missing unit in '5' (durations take ns, us, ms, s)"},
       {"0 ", "missing unit in '0 ' (durations take ns, us, ms, s)"},
+      {"5 ", "missing unit in '5 ' (durations take ns, us, ms, s)"},
+      {"1e999", "duration '1e999' is too large"},
       {"10usec", "unknown unit 'usec' in '10usec' (durations take ns, us, ms, s)"},
       {"1 min", "unknown unit 'min' in '1 min' (durations take ns, us, ms, s)"},
       {"1h", "unknown unit 'h' in '1h' (durations take ns, us, ms, s)"},

@@ -2,19 +2,82 @@
 #include "sfc/status.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  size_t len = c < 0x80                 ? 1
+               : c >= 0xc2 && c <= 0xdf ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+  if (len == 0 || len > n)
+    return 0;
+  /* The second byte's range depends on the first; the others are 80..BF. */
+  unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+  unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+  if (len > 1 && (s[1] < lo || s[1] > hi))
+    return 0;
+  for (size_t k = 2; k < len; k++)
+    if ((s[k] & 0xc0) != 0x80)
+      return 0;
+  return len;
+}
+
+const char *sfc_text_escape(const char *s, size_t len, size_t max_bytes, char *out, size_t cap) {
+  if (cap == 0)
+    return out;
+  if (len == SIZE_MAX)
+    len = strlen(s);
+  const unsigned char *u = (const unsigned char *)s;
+  size_t o = 0, i = 0;
+  while (i < len) {
+    char esc[8];
+    const char *piece = esc;
+    size_t n = 0, take = 1; /* bytes written, bytes of s consumed */
+    size_t seq = utf8_length(u + i, len - i);
+    if (i >= max_bytes) {
+      piece = "...";
+      n = 3;
+      take = len - i;
+    } else if (seq == 0 || u[i] < 0x20 || u[i] == 0x7f) {
+      n = (size_t)snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+    } else if (seq == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0) { /* C1: U+0080..U+009F */
+      n = (size_t)snprintf(esc, sizeof esc, "\\u%04x", u[i + 1]);
+      take = 2;
+    } else {
+      piece = s + i;
+      n = take = seq;
+    }
+    if (o + n >= cap)
+      break;
+    memcpy(out + o, piece, n);
+    o += n;
+    i += take;
+  }
+  out[o] = '\0';
+  return out;
+}
+
+const char *sfc_name_shown(const char *s, char *out) {
+  return sfc_text_escape(s ? s : "", s ? strlen(s) : 0, SFC_NAME_SHOWN_MAX, out,
+                         SFC_NAME_SHOWN_BYTES);
+}
+
 sfc_status_t sfc_error_set(sfc_error_t *err, sfc_status_t status, const char *fmt, ...) {
   if (err) {
+    char raw[SFC_ERROR_MESSAGE_BYTES];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    /* One line: a message never carries a newline into a log. */
-    for (char *p = err->message; *p; p++)
-      if (*p == '\n' || *p == '\r')
-        *p = ' ';
+    /* One line, no terminal controls: a message never carries a newline or an escape
+     * sequence from a name into a log. */
+    sfc_text_escape(raw, strlen(raw), SIZE_MAX, err->message, sizeof err->message);
     err->status = status;
   }
   return status;

@@ -8,7 +8,11 @@
  *    corpus is checked at the library level even without the CLI; a few files also
  *    pin their status code (SFC_ERR_VERSION, SFC_ERR_LIMIT).
  * 3. Loading from memory: messages start at "$" / "line:col", gzip in memory, NULLs.
- * 4. A large generated graph (200k ops) loads; its load time is printed.
+ * 4. Strict JSON (RFC 8259): what cJSON alone would take and sfc refuses, what stays
+ *    accepted, numbers quoted with the file's own digits; the escaping of names.
+ * 5. gzip: the inflated size is capped while streaming, before anything is held (the
+ *    cap injected small, a counting allocator shows what was allocated).
+ * 6. A large generated graph (200k ops) loads; its load time is printed.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -19,6 +23,7 @@
 
 #include "check.h"
 #include "load_graph.h"
+#include "load_graph_internal.h"
 
 static sfc_graph_t *load_good(const char *name) {
   sfc_graph_t *g = NULL;
@@ -84,8 +89,6 @@ static void test_minimal(void) {
   CHECK_EQ_U64(x->ndim, 1);
   CHECK_EQ_I64(x->shape[0], 16);
   CHECK_EQ_I64(x->batch_axis, -1);
-  CHECK_EQ_U64(x->first_step, SFC_PLAN_NONE);
-  CHECK_EQ_U64(x->last_step, SFC_PLAN_NONE);
   sfc_graph_destroy(g);
 }
 
@@ -145,7 +148,6 @@ static void test_small_cnn(void) {
   CHECK_EQ_U64(ws->kind, SFC_KIND_WORKSPACE);
   CHECK_EQ_U64(ws->flags, SFC_TENSOR_SYNTHETIC);
   CHECK_EQ_I64(ws->batch_axis, -1);
-  CHECK_EQ_U64(ws->first_step, SFC_PLAN_NONE);
   CHECK_EQ_U64(sfc_op_operand_count(c), 4);
   CHECK_EQ_U64(sfc_op_operand(c, 3), 41);
   const sfc_op_t *pool = &g->ops[op_by_name(g, "pool1")];
@@ -221,7 +223,7 @@ static const struct {
     {"version_2.json", SFC_ERR_VERSION},     {"bytes_huge.json", SFC_ERR_LIMIT},
     {"bytes_overflow.json", SFC_ERR_LIMIT},  {"total_bytes.json", SFC_ERR_LIMIT},
     {"too_many_inputs.json", SFC_ERR_LIMIT}, {"workspace_huge.json", SFC_ERR_LIMIT},
-    {"deep_nesting.json", SFC_ERR_LIMIT},
+    {"deep_nesting.json", SFC_ERR_LIMIT},    {"json_number_too_long.json", SFC_ERR_LIMIT},
 };
 
 static sfc_status_t expected_status(const char *file) {
@@ -443,6 +445,255 @@ static void test_gzip_buffer(void) {
   CHECK_STR_EQ(err.message, "not valid gzip: unexpected end of compressed data");
 }
 
+/* ---- strict JSON -------------------------------------------------------------------- */
+
+static sfc_status_t load_n(const char *json, size_t n, sfc_error_t *err) {
+  sfc_graph_t *g = NULL;
+  sfc_status_t s = sfc_graph_load_buffer(json, n, &g, err);
+  sfc_graph_destroy(g);
+  return s;
+}
+
+#define OP0                                                                                        \
+  "{\"id\": 0, \"type\": \"relu\", \"phase\": \"forward\", \"inputs\": [0], \"outputs\": []"
+
+static void test_strict_json(void) {
+  sfc_error_t err;
+  /* What cJSON takes and RFC 8259 does not: each is refused where it is. */
+  static const struct {
+    const char *json;
+    size_t len; /* 0: strlen */
+    const char *message;
+  } bad[] = {
+      {"{\"a\": [1, 2, 03]}", 0, "1:14: not valid JSON: number with a leading zero '03'"},
+      {"{\"a\": -00.5}", 0, "1:7: not valid JSON: number with a leading zero '-00.5'"},
+      {"{\"a\": 1.}", 0, "1:7: not valid JSON: a digit must follow the decimal point: '1.'"},
+      {"{\"a\": 1.e5}", 0, "1:7: not valid JSON: a digit must follow the decimal point: '1.e5'"},
+      {"{\"a\":\v1}", 0, "1:6: not valid JSON: unexpected '\\x0b1}'"},
+      {"{\"a\": 1}\0", 9, "1:9: not valid JSON: unexpected text after the document: '\\x00'"},
+      {"{\"a\": \"x\ty\"}", 0,
+       "1:9: not valid JSON: raw control character '\\x09' in a string (escape it, as \\u0009)"},
+      {"{\"a\": \"x\0y\"}", 12, "1:9: not valid JSON: NUL byte in a string"},
+      {"{\"a\\u0000b\": 1}", 0,
+       "1:4: '\\u0000' in a string: sfc keeps strings as C strings, which end at NUL"},
+      {"{\"a\": \"\\uD83D\\u0041\"}", 0,
+       "1:8: not valid JSON: lone surrogate '\\uD83D' in a string (a high surrogate must be "
+       "followed by a low one, \\udc00..\\udfff)"},
+      {"{\"a\": \"\\uD83D\"}", 0,
+       "1:8: not valid JSON: lone surrogate '\\uD83D' in a string (a high surrogate must be "
+       "followed by a low one, \\udc00..\\udfff)"},
+      {"{\"a\": \"\\uZZZZ\"}", 0,
+       "1:8: not valid JSON: invalid escape '\\uZZZZ' in a string (\\u takes 4 hex digits)"},
+      {"{\"a\": \"\xc3\"}", 0, "1:8: not valid UTF-8: '\\xc3' in a string is a truncated sequence"},
+      {"{\"a\": \"\xf0\x9f\x98\"}", 0,
+       "1:8: not valid UTF-8: '\\xf0\\x9f\\x98' in a string is a truncated sequence"},
+      {"{\"a\": \"\xf0\x8f\xbf\xbf\"}", 0,
+       "1:8: not valid UTF-8: '\\xf0\\x8f\\xbf\\xbf' in a string is an overlong encoding"},
+      {"{\"\xed\xbf\xbf\": 1}", 0,
+       "1:3: not valid UTF-8: '\\xed\\xbf\\xbf' in a string is a UTF-16 surrogate encoded in "
+       "UTF-8"},
+      /* cJSON's own messages for plain bad structure stay as they were */
+      {"{\"a\": [1, 2}", 0, "1:12: not valid JSON: unexpected '}'"},
+      {"{\"a\": \"\\u12", 0, "1:7: not valid JSON: unterminated string"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    size_t n = bad[i].len ? bad[i].len : strlen(bad[i].json);
+    CHECK_EQ_U64(load_n(bad[i].json, n, &err), SFC_ERR_BAD_INPUT);
+    CHECK_STR_EQ(err.message, bad[i].message);
+  }
+  char big[400];
+  snprintf(big, sizeof big, "{\"a\": 1.%064d}", 0);
+  CHECK_EQ_U64(load_str(big, &err), SFC_ERR_LIMIT);
+  CHECK_STR_EQ(err.message, "1:7: JSON number '1.0000000000000000000000...' is longer than 63 "
+                            "characters");
+  snprintf(big, sizeof big, GRAPH(T_IN(0), OP0 ", \"time_us\": 1.%061d}"), 0); /* 63: fine */
+  CHECK_OK(load_str(big, &err), err);
+
+  /* Still accepted: a byte order mark, surrogate pairs, UTF-8 and escaped controls in
+   * names, -0, exponents, 4.0 for 4, and numbers of any size in unknown fields. */
+  sfc_graph_t *g = NULL;
+  const char *ok =
+      "\xef\xbb\xbf" GRAPH("{\"id\": 0, \"name\": \"\\ud83d\\ude00 caf\xc3\xa9 \\u001b[31m\", "
+                           "\"bytes\": 1E2, \"kind\": \"input\", \"hash\": 18446744073709551615, "
+                           "\"far\": 1e400, \"tiny\": -1e-400, \"pi\": 3.14159265358979323846}",
+                           OP0 ", \"time_us\": -0, \"flops\": 9007199254740991, "
+                               "\"workspace_bytes\": 4.0}");
+  CHECK_OK(sfc_graph_load_buffer(ok, strlen(ok), &g, &err), err);
+  if (g) {
+    CHECK_STR_EQ(g->tensors[0].name, "\xf0\x9f\x98\x80 caf\xc3\xa9 \x1b[31m");
+    CHECK_EQ_U64(g->tensors[0].bytes, 100);
+    CHECK_EQ_U64(g->ops[0].flops, UINT64_C(9007199254740991));
+    CHECK_EQ_U64(g->ops[0].workspace_bytes, 4);
+  }
+  sfc_graph_destroy(g);
+
+  /* Numbers a double does not show are quoted as written, also after many others that
+   * were kept (each message must find its own number). */
+  static const struct {
+    const char *field, *message;
+  } num[] = {
+      {"\"flops\": 9007199254740993",
+       "$.ops[2].flops: must be at most 9007199254740991, got 9007199254740993"},
+      {"\"flops\": 1e400", "$.ops[2].flops: must be at most 9007199254740991, got 1e400"},
+      {"\"flops\": 90071992547409930e-1",
+       "$.ops[2].flops: must be at most 9007199254740991, got 90071992547409930e-1"},
+      {"\"workspace_bytes\": 1e-400", "$.ops[2].workspace_bytes: expected an integer, got 1e-400"},
+      {"\"workspace_bytes\": 7.00000000000000001",
+       "$.ops[2].workspace_bytes: expected an integer, got 7.00000000000000001"},
+      {"\"backward_of\": -9007199254740993", "$.ops[2].backward_of: no op has id "
+                                             "-9007199254740993"},
+      {"\"flops\": 9007199254740992", /* exact in a double: shown as it is */
+       "$.ops[2].flops: must be at most 9007199254740991, got 9007199254740992"},
+  };
+  for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             GRAPH("{\"id\": 0, \"bytes\": 8, \"kind\": \"input\", \"h\": [12345678901234567890, "
+                   "1e-999]}",
+                   "{\"id\": 5, \"type\": \"a\", \"phase\": \"forward\", \"inputs\": [0], "
+                   "\"outputs\": [], \"time_us\": 0.30000000000000004}, "
+                   "{\"id\": 6, \"type\": \"b\", \"phase\": \"forward\", \"inputs\": [0], "
+                   "\"outputs\": [], \"time_us\": 1.0000000000000002, \"x\": 1e999}, "
+                   "{\"id\": 7, \"type\": \"c\", \"phase\": \"forward\", \"inputs\": [0], "
+                   "\"outputs\": [], \"time_us\": 2.5000000000000001, %s}"),
+             num[i].field);
+    CHECK_EQ_U64(load_str(json, &err), SFC_ERR_BAD_INPUT);
+    CHECK_STR_EQ(err.message, num[i].message);
+  }
+}
+
+/* ---- escaping names ------------------------------------------------------------------- */
+
+static void test_escape(void) {
+  char out[64];
+  /* C0 controls and DEL as \xNN, C1 controls as \u00NN, bad UTF-8 byte by byte */
+  CHECK_STR_EQ(sfc_text_escape("a\x1b[2Jb\x7f", SIZE_MAX, SIZE_MAX, out, sizeof out),
+               "a\\x1b[2Jb\\x7f");
+  CHECK_STR_EQ(sfc_text_escape("\xc2\x9b\x31m \xc2\xa0", SIZE_MAX, SIZE_MAX, out, sizeof out),
+               "\\u009b1m \xc2\xa0");
+  CHECK_STR_EQ(sfc_text_escape("\xff\xc0\xaf\xed\xa0\x80", SIZE_MAX, SIZE_MAX, out, sizeof out),
+               "\\xff\\xc0\\xaf\\xed\\xa0\\x80");
+  CHECK_STR_EQ(sfc_text_escape("\xf0\x9f\x98\x80\xe2\x82\xac", SIZE_MAX, SIZE_MAX, out, sizeof out),
+               "\xf0\x9f\x98\x80\xe2\x82\xac");
+  CHECK_STR_EQ(sfc_text_escape("a\0b", 3, SIZE_MAX, out, sizeof out), "a\\x00b");
+  /* cut after max_bytes with "...", and where out is full, never inside an escape */
+  CHECK_STR_EQ(sfc_text_escape("abcdef", SIZE_MAX, 3, out, sizeof out), "abc...");
+  CHECK_STR_EQ(sfc_text_escape("\x01\x02", SIZE_MAX, SIZE_MAX, out, 8), "\\x01");
+  CHECK_STR_EQ(sfc_text_escape("\xe2\x82\xac", SIZE_MAX, SIZE_MAX, out, 3), "");
+  char shown[SFC_NAME_SHOWN_BYTES], longname[400];
+  CHECK_STR_EQ(sfc_name_shown(NULL, shown), "");
+  memset(longname, '\x1b', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  CHECK_EQ_U64(strlen(sfc_name_shown(longname, shown)), 4 * SFC_NAME_SHOWN_MAX + 3);
+  /* every message is one line without terminal controls */
+  sfc_error_t err;
+  sfc_error_set(&err, SFC_ERR_BAD_INPUT, "tensor '%s'", "a\nb\x1b]0;title\x07");
+  CHECK_STR_EQ(err.message, "tensor 'a\\x0ab\\x1b]0;title\\x07'");
+  /* names with controls reach the loader's messages escaped */
+  CHECK_EQ_U64(load_str(GRAPH("{\"id\": 0, \"name\": \"\\u001b[2J\\u0085\\u007f\", \"bytes\": 8, "
+                              "\"kind\": \"activation\"}",
+                              OP0 "}"),
+                        &err),
+               SFC_ERR_BAD_INPUT);
+  CHECK_STR_EQ(err.message, "$.ops[0].inputs[0]: tensor 0 (activation \"\\x1b[2J\\u0085\\x7f\") is "
+                            "used before any op produces it");
+}
+
+/* ---- gzip: the inflated size is capped before anything is held ------------------------ */
+
+typedef struct peak_alloc {
+  long calls;
+  size_t live, peak;
+} peak_alloc_t;
+
+static void *peak_fn(void *user, void *ptr, size_t old_bytes, size_t new_bytes) {
+  peak_alloc_t *a = user;
+  if (new_bytes == 0) {
+    a->live -= ptr ? old_bytes : 0;
+    free(ptr);
+    return NULL;
+  }
+  a->calls++;
+  void *p = realloc(ptr, new_bytes);
+  if (p) {
+    a->live += new_bytes - (ptr ? old_bytes : 0);
+    a->peak = a->live > a->peak ? a->live : a->peak;
+  }
+  return p;
+}
+
+/* One gzip member holding n bytes of zeros (about n / 1000 bytes compressed). */
+static size_t gzip_zeros(size_t n, unsigned char *out, size_t cap) {
+  unsigned char *zeros = calloc(n, 1);
+  z_stream zs;
+  memset(&zs, 0, sizeof zs);
+  CHECK(zeros && deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  zs.next_in = zeros;
+  zs.avail_in = (uInt)n;
+  zs.next_out = out;
+  zs.avail_out = (uInt)cap;
+  CHECK(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+  size_t len = cap - zs.avail_out;
+  deflateEnd(&zs);
+  free(zeros);
+  return len;
+}
+
+static void test_gzip_limit(void) {
+  /* A bomb of 64 members of 64 KiB each: 4 MiB inflated from a few KiB. Its last footer
+   * says 64 KiB, so only counting while inflating can tell its real size. */
+  enum { MEMBER = 64 << 10, MEMBERS = 64, TOTAL = MEMBER * MEMBERS };
+  unsigned char member[4096];
+  size_t m = gzip_zeros(MEMBER, member, sizeof member);
+  unsigned char *bomb = malloc(m * MEMBERS + 4);
+  CHECK(bomb != NULL);
+  if (!bomb)
+    return;
+  for (int i = 0; i < MEMBERS; i++)
+    memcpy(bomb + (size_t)i * m, member, m);
+  size_t n = m * MEMBERS;
+  CHECK(n < TOTAL / 100);
+  char *out = NULL;
+  size_t out_len = 0;
+  sfc_error_t err;
+
+  /* At the limit: one allocation of exactly its size (plus the spare byte). */
+  peak_alloc_t a = {0};
+  sfc_allocator_t alloc = {peak_fn, &a};
+  CHECK_OK(
+      sfc_graph_input_gunzip((const char *)bomb, n, TOTAL, "b.gz", &alloc, &out, &out_len, &err),
+      err);
+  CHECK_EQ_U64(out_len, TOTAL);
+  CHECK_EQ_U64(a.calls, 1);
+  CHECK_EQ_U64(a.peak, TOTAL + 1);
+  sfc_free(&alloc, out, out_len + 1);
+  CHECK_EQ_U64(a.live, 0);
+
+  /* One byte less: refused, and nothing was allocated for the output. */
+  a = (peak_alloc_t){0};
+  CHECK_EQ_U64(sfc_graph_input_gunzip((const char *)bomb, n, TOTAL - 1, "b.gz", &alloc, &out,
+                                      &out_len, &err),
+               SFC_ERR_LIMIT);
+  CHECK_STR_EQ(err.message, "b.gz: the decompressed graph is more than the limit of 4194303 bytes");
+  CHECK_EQ_U64(a.calls, 0);
+
+  /* It stops once past the limit: the damage after the first members is never read. */
+  memcpy(bomb + n, "junk", 4);
+  a = (peak_alloc_t){0};
+  CHECK_EQ_U64(
+      sfc_graph_input_gunzip((const char *)bomb, n + 4, MEMBER, NULL, &alloc, &out, &out_len, &err),
+      SFC_ERR_LIMIT);
+  CHECK_STR_EQ(err.message, "the decompressed graph is more than the limit of 65536 bytes");
+  CHECK_EQ_U64(a.calls, 0);
+  /* ... and under a limit it does read to the end, damage included. */
+  CHECK_EQ_U64(
+      sfc_graph_input_gunzip((const char *)bomb, n + 4, TOTAL, NULL, &alloc, &out, &out_len, &err),
+      SFC_ERR_BAD_INPUT);
+  CHECK_STR_EQ(err.message, "not valid gzip: 4 bytes of trailing data after the compressed stream");
+  CHECK_EQ_U64(a.calls, 0);
+  free(bomb);
+}
+
 static void test_file_errors(void) {
   sfc_graph_t *g = NULL;
   sfc_error_t err;
@@ -583,6 +834,9 @@ int main(void) {
   RUN(test_bad_graph_corpus);
   RUN(test_buffer_messages);
   RUN(test_gzip_buffer);
+  RUN(test_strict_json);
+  RUN(test_escape);
+  RUN(test_gzip_limit);
   RUN(test_file_errors);
   RUN(test_large_graph);
   return check_summary();

@@ -46,7 +46,9 @@ typedef struct sfc_error {
 } sfc_error_t;
 
 /* Writes status and a printf-style message into err (if err is not NULL) and
- * returns status, so a failure site reads `return sfc_error_set(err, ...);`. */
+ * returns status, so a failure site reads `return sfc_error_set(err, ...);`. The
+ * message is escaped with sfc_text_escape: a name or a quote from a file can never
+ * carry a newline or a terminal control sequence into a log. */
 sfc_status_t sfc_error_set(sfc_error_t *err, sfc_status_t status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -55,6 +57,21 @@ sfc_status_t sfc_error_set(sfc_error_t *err, sfc_status_t status, const char *fm
 
 /* Prefixes err->message with "prefix: " (e.g. a file name) keeping it one line. */
 void sfc_error_prefix(sfc_error_t *err, const char *prefix);
+
+/* Copies s[len] (len SIZE_MAX: up to its NUL) into out[cap] so that it is safe in a one-line
+ * message or on a terminal: well-formed UTF-8 stays as it is, except C0 controls (U+0000..U+001F)
+ * and DEL, shown as \xNN, and C1 controls (U+0080..U+009F), shown as \u00NN; a byte
+ * that is not part of well-formed UTF-8 is shown as \xNN. At most max_bytes of s are
+ * copied ("..." marks the cut); the copy also stops, without "...", where out is full.
+ * NUL-terminated when cap > 0; returns out. Every sfc_error_set message goes through
+ * it, and so does every name a summary prints. */
+const char *sfc_text_escape(const char *s, size_t len, size_t max_bytes, char *out, size_t cap);
+
+/* A name (any NUL-terminated text; NULL shows as "") for a summary line or a table:
+ * sfc_text_escape of its first SFC_NAME_SHOWN_MAX bytes into out[SFC_NAME_SHOWN_BYTES]. */
+#define SFC_NAME_SHOWN_MAX   160
+#define SFC_NAME_SHOWN_BYTES (4 * SFC_NAME_SHOWN_MAX + 8)
+const char *sfc_name_shown(const char *s, char *out);
 
 /* Resets err to SFC_OK with an empty message. */
 void sfc_error_clear(sfc_error_t *err);

@@ -1,9 +1,17 @@
 /* ir.h — the compiler's intermediate representation.
  *
- * One sfc_ir_t flows through the pipeline (pipeline.c). The graph part is filled by
- * the graph loader and never changes afterwards, except that loading appends one
- * synthetic workspace tensor per op that declares workspace_bytes. Each pass reads
- * some fields and writes others; the comment on every field names its writer.
+ * One sfc_ir_t flows through the pipeline (pipeline.c). The graph is filled by the
+ * graph loader (which appends one synthetic workspace tensor per op that declares
+ * workspace_bytes, and --batch rescaling, both before the pipeline starts) and is
+ * immutable afterwards: passes write only sfc_ir_t. Each pass reads some fields and
+ * writes others; the comment on every field names its writer.
+ *
+ * Who reads the graph's operand lists: only the steps pass (and the tiler, when it
+ * lands) reads ops[].inputs/outputs to decide anything. It turns them into per-step
+ * uses; every later pass reads uses (steps[].use_begin/use_count), and per-tensor use
+ * steps from liveness, so a tiled step's box or a swapped residency is seen by all of
+ * them. (The plan builder copies the graph's op records, operand lists included,
+ * verbatim into OPS/OP_OPERANDS: a description of the source graph, not a use.)
  *
  * Indices vs ids: the file names tensors and ops by arbitrary non-negative ids;
  * inside the compiler everything refers to tensors and ops by dense uint32_t index
@@ -67,11 +75,7 @@ typedef struct sfc_tensor {
   uint8_t ndim;      /* 0 when shape absent */
   int8_t batch_axis; /* -1 when unknown */
   int64_t shape[SFC_PLAN_MAX_DIMS];
-  uint32_t flags; /* SFC_TENSOR_PERSISTENT / SYNTHETIC (loader),
-                     SFC_TENSOR_UNUSED (liveness) */
-  /* liveness */
-  uint32_t first_step; /* inclusive; SFC_PLAN_NONE when unused */
-  uint32_t last_step;  /* inclusive */
+  uint32_t flags; /* SFC_TENSOR_PERSISTENT / SYNTHETIC (loader) */
 } sfc_tensor_t;
 
 typedef struct sfc_op {
@@ -96,6 +100,7 @@ typedef struct sfc_op {
 typedef struct sfc_graph {
   const char *name;      /* "" when absent */
   int64_t batch;         /* root "batch": the batch it was recorded at; 0 when absent */
+  const char *device;    /* root "device": where the op times were measured; "" when absent */
   sfc_tensor_t *tensors; /* [n_tensors]; file tensors first, then synthetic */
   uint32_t n_tensors;
   uint32_t n_file_tensors; /* tensors declared in the file */
@@ -104,44 +109,87 @@ typedef struct sfc_graph {
   sfc_pool_t pool; /* owns every array and string above */
 } sfc_graph_t;
 
+/* How a step touches a tensor. */
+typedef enum sfc_access {
+  SFC_ACCESS_READ = 1,
+  SFC_ACCESS_WRITE = 2,
+  SFC_ACCESS_RW = 3 /* read and written by one step (an in-place op) */
+} sfc_access_t;
+
+/* One tensor a step touches: uses[steps[s].use_begin .. + use_count), in the op's
+ * operand order (inputs, outputs, workspace), so use i is the plan's step operand i. */
+typedef struct sfc_use {
+  uint32_t tensor;
+  uint32_t box;   /* index into boxes (a tile's part of the tensor); SFC_PLAN_NONE = whole */
+  uint8_t access; /* sfc_access_t */
+} sfc_use_t;
+
 /* One compute step: an op, or one tile of an op inside a tiled segment. */
 typedef struct sfc_step {
   uint32_t op;
-  uint32_t segment; /* SFC_PLAN_NONE when untiled */
-  uint32_t tile;    /* SFC_PLAN_NONE when untiled */
+  uint32_t segment;   /* SFC_PLAN_NONE when untiled */
+  uint32_t tile;      /* SFC_PLAN_NONE when untiled */
+  uint32_t use_begin; /* uses[use_begin .. use_begin + use_count) */
+  uint32_t use_count;
+  double time_us; /* predicted duration (sfc/steps.h rule); < 0 when unknown */
 } sfc_step_t;
 
-/* One residency of a tensor in an arena: the unit the packer places. */
+/* A tensor's life over the steps (liveness). */
+typedef struct sfc_live {
+  uint32_t first_step; /* inclusive; SFC_PLAN_NONE when no step touches the tensor */
+  uint32_t last_step;  /* inclusive; persistent tensors and outputs extend to the end */
+  uint32_t use_begin;  /* use_steps[use_begin .. use_begin + use_count): sorted, distinct */
+  uint32_t use_count;
+} sfc_live_t;
+
+/* Which arena a block lives in. */
+typedef enum sfc_arena {
+  SFC_ARENA_DEVICE = 0, /* the device arena, packed against device.budget */
+  SFC_ARENA_HOST = 1,   /* the pinned host staging arena, against host.staging_budget */
+  SFC_ARENA_COUNT = 2
+} sfc_arena_t;
+
+/* One residency of a tensor (or of a box of it) in an arena: the unit a packer places. */
 typedef struct sfc_block {
   uint32_t tensor;
   uint32_t first_step; /* inclusive */
   uint32_t last_step;  /* inclusive */
-  uint32_t flags;      /* SFC_BLOCK_* */
-  uint64_t bytes;      /* tensor bytes rounded up to the alignment */
-  uint64_t offset;     /* packer */
+  uint32_t flags;      /* SFC_BLOCK_* (PARTIAL with box) */
+  uint32_t box;        /* index into boxes when PARTIAL; SFC_PLAN_NONE = whole tensor */
+  uint8_t arena;       /* sfc_arena_t */
+  bool placed;         /* pre-placed: offset is given and the packer keeps it */
+  uint64_t bytes;      /* bytes held, rounded up to the arena's alignment */
+  uint64_t offset;     /* packer (or given when placed) */
 } sfc_block_t;
 
 typedef struct sfc_ir {
   sfc_graph_t *graph;         /* loader; not owned */
   const sfc_config_t *config; /* config loader + CLI overrides; not owned */
 
-  /* steps pass */
+  /* steps pass (the tiler will add per-tile steps and boxes) */
   sfc_step_t *steps; /* [n_steps] */
   uint32_t n_steps;
+  sfc_use_t *uses; /* [n_uses] by step */
+  uint32_t n_uses;
+  sfc_plan_box_t *boxes; /* [n_boxes] tile boxes uses and blocks refer to */
+  uint32_t n_boxes;
 
   /* liveness pass */
+  sfc_live_t *live;      /* [graph->n_tensors] */
+  uint32_t *use_steps;   /* by tensor, see sfc_live_t */
   uint64_t *live_bytes;  /* [n_steps] logical bytes live during each step */
   uint64_t in_core_peak; /* max of live_bytes: everything stays on the device */
 
   /* blocks pass (the window scheduler will split residencies here) */
-  sfc_block_t *blocks; /* [n_blocks] device arena residencies */
+  sfc_block_t *blocks; /* [n_blocks] residencies in every arena */
   uint32_t n_blocks;
-  uint64_t lower_bound; /* max over steps of live block bytes */
+  uint64_t lower_bound; /* device arena: max over steps of live block bytes */
 
-  /* pack pass */
-  uint64_t arena_bytes;    /* peak of the packing */
-  const char *packer_name; /* algorithm that produced the packing */
-  bool packing_optimal;    /* the packer proved arena_bytes optimal */
+  /* pack pass, one packing per arena */
+  uint64_t arena_bytes;      /* device arena: peak of its packing */
+  uint64_t host_arena_bytes; /* pinned host staging arena: peak of its packing */
+  const char *packer_name;   /* algorithm that produced the packing */
+  bool packing_optimal;      /* the packer proved arena_bytes optimal */
   double pack_seconds;
 
   /* plan pass: the view emit writes and verify checks */
@@ -151,7 +199,7 @@ typedef struct sfc_ir {
   sfc_pool_t pool; /* owns every pass's arrays */
 } sfc_ir_t;
 
-/* Per-op operand iteration helpers used by several passes. */
+/* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {
   return op->n_inputs + op->n_outputs + (op->workspace != SFC_PLAN_NONE ? 1u : 0u);
 }
@@ -164,6 +212,11 @@ static inline uint32_t sfc_op_operand(const sfc_op_t *op, uint32_t i) {
   if (i < op->n_outputs)
     return op->outputs[i];
   return op->workspace;
+}
+
+/* A tensor no step touches (liveness): it gets no block. */
+static inline bool sfc_ir_tensor_unused(const sfc_ir_t *ir, uint32_t t) {
+  return ir->live[t].first_step == SFC_PLAN_NONE;
 }
 
 static inline bool sfc_kind_is_persistent(sfc_tensor_kind_t kind) {

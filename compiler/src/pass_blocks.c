@@ -1,16 +1,20 @@
-/* pass_blocks.c — the device arena's blocks: one per live tensor residency.
+/* pass_blocks.c — the residencies: one block per live tensor, in the device arena.
  *
  * With no swapping (scheduler policy none, or until the window scheduler lands)
- * each used tensor is resident over its whole live range: one block, its size the
- * tensor's bytes rounded up to the device alignment. Persistent tensors' blocks
- * carry SFC_BLOCK_PERSISTENT (their contents survive across iterations). The lower
- * bound is the maximum over steps of the live blocks' bytes: no packing of these
+ * each used tensor is resident on the device over its whole live range: one block,
+ * its size the tensor's bytes rounded up to the device alignment. Persistent
+ * tensors' blocks carry SFC_BLOCK_PERSISTENT (their contents survive across
+ * iterations). The window scheduler will split a tensor's range into several device
+ * residencies and add their host staging blocks (arena SFC_ARENA_HOST); the tiler
+ * will add PARTIAL blocks holding one box. The lower bound is the maximum over steps
+ * of the device blocks' bytes (shared sweep, sfc/steps.h): no packing of these
  * blocks can use less.
  *
- * Reads: graph tensors (liveness fields), config alignment. Writes: blocks,
+ * Reads: graph tensors (bytes, kind), live, config alignment. Writes: blocks,
  * n_blocks, lower_bound. O(tensors + steps).
  */
 #include "passes.h"
+#include "sfc/steps.h"
 
 sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_graph_t *g = ir->graph;
@@ -22,26 +26,22 @@ sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err) {
   uint32_t nb = 0;
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const sfc_tensor_t *x = &g->tensors[t];
-    if (x->flags & SFC_TENSOR_UNUSED)
+    const sfc_live_t *l = &ir->live[t];
+    if (sfc_ir_tensor_unused(ir, t))
       continue;
     uint64_t bytes = (x->bytes + align - 1) & ~(align - 1); /* bytes <= 2^50, align <= 2^20 */
     ir->blocks[nb++] = (sfc_block_t){
         .tensor = t,
-        .first_step = x->first_step,
-        .last_step = x->last_step,
+        .first_step = l->first_step,
+        .last_step = l->last_step,
         .flags = sfc_kind_is_persistent(x->kind) ? SFC_BLOCK_PERSISTENT : 0,
+        .box = SFC_PLAN_NONE,
+        .arena = SFC_ARENA_DEVICE,
         .bytes = bytes,
     };
-    diff[x->first_step] += (int64_t)bytes;
-    diff[x->last_step + 1] -= (int64_t)bytes;
+    sfc_sweep_add(diff, l->first_step, l->last_step, bytes);
   }
   ir->n_blocks = nb;
-  int64_t live = 0;
-  ir->lower_bound = 0;
-  for (uint32_t s = 0; s < ir->n_steps; s++) {
-    live += diff[s];
-    if ((uint64_t)live > ir->lower_bound)
-      ir->lower_bound = (uint64_t)live;
-  }
+  ir->lower_bound = sfc_sweep_peak(diff, ir->n_steps, NULL);
   return SFC_OK;
 }

@@ -1,17 +1,70 @@
-/* pass_pack.c — give every device block its offset in the arena.
+/* pass_pack.c — give every block its offset in its arena.
  *
- * Converts the blocks' inclusive step ranges [first, last] to half-open
- * lifetimes [first, last + 1), runs the configured packer through the packer
- * interface (pack.h; "auto" is the portfolio of all packers), and writes the offsets
- * back. sfc_pack_run checks the packing independently before it returns.
+ * Each arena is its own packing problem against its own budget: the device arena
+ * against device.budget, the pinned host staging arena against
+ * host.staging_budget. Converts the blocks' inclusive step ranges [first, last] to
+ * half-open lifetimes [first, last + 1), passes pre-placed blocks as fixed, runs the
+ * configured packer through the packer interface (pack.h; "auto" is the portfolio
+ * of all packers; the packers know nothing of arenas), and writes the offsets back.
+ * sfc_pack_run checks each packing independently before it returns.
  *
- * Reads: blocks, config packer section, alignment, budget. Writes: blocks' offset,
- * arena_bytes, packer_name, packing_optimal, pack_seconds, fits_budget.
+ * Reads: blocks, config packer section, alignment, budgets. Writes: blocks' offset,
+ * arena_bytes, host_arena_bytes, packer_name, packing_optimal, pack_seconds,
+ * fits_budget.
  */
 #include <string.h>
 
 #include "pack.h"
 #include "passes.h"
+
+/* Packs the blocks of one arena against its budget; pre-placed blocks keep their
+ * offsets. A host arena with no blocks is 0 bytes and runs no packer. */
+static sfc_status_t pack_arena(sfc_ir_t *ir, sfc_arena_t arena, sfc_error_t *err) {
+  const sfc_config_t *cfg = ir->config;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < ir->n_blocks; i++)
+    n += ir->blocks[i].arena == arena;
+  bool device = arena == SFC_ARENA_DEVICE;
+  if (n == 0 && !device)
+    return SFC_OK;
+  sfc_pack_block_t *pb = sfc_pool_calloc(&ir->pool, n ? n : 1, sizeof *pb);
+  uint32_t *which = sfc_pool_calloc(&ir->pool, n ? n : 1, sizeof *which);
+  if (!pb || !which)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory packing %u blocks", n);
+  for (uint32_t i = 0, k = 0; i < ir->n_blocks; i++) {
+    const sfc_block_t *b = &ir->blocks[i];
+    if (b->arena != arena)
+      continue;
+    which[k] = i;
+    pb[k++] = (sfc_pack_block_t){.size = b->bytes,
+                                 .start = b->first_step,
+                                 .end = (int64_t)b->last_step + 1,
+                                 .offset = b->placed ? b->offset : 0,
+                                 .fixed = b->placed};
+  }
+  sfc_pack_problem_t problem = {.blocks = pb,
+                                .count = n,
+                                .alignment = cfg->device.alignment,
+                                .capacity =
+                                    device ? cfg->budget_bytes : cfg->host.staging_budget_bytes};
+  sfc_pack_options_t opt = {.time_limit_s = cfg->packer.time_limit_s,
+                            .mip_max_blocks = cfg->packer.mip_max_blocks};
+  sfc_pack_result_t res;
+  sfc_status_t st = sfc_pack_run(cfg->packer.algorithm, &problem, &opt, &res, err);
+  if (st != SFC_OK) {
+    if (!device)
+      sfc_error_prefix(err, "host staging arena");
+    return st;
+  }
+  for (uint32_t k = 0; k < n; k++)
+    ir->blocks[which[k]].offset = pb[k].offset;
+  *(device ? &ir->arena_bytes : &ir->host_arena_bytes) = res.peak;
+  if (device || !ir->packer_name)
+    ir->packer_name = res.algorithm;
+  ir->packing_optimal = ir->packing_optimal && res.optimal;
+  ir->pack_seconds += res.seconds;
+  return SFC_OK;
+}
 
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
@@ -29,28 +82,14 @@ sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err) {
                          "packer.algorithm: unknown packer '%s'; expected one of: %s",
                          cfg->packer.algorithm, list);
   }
-  sfc_pack_block_t *pb = sfc_pool_calloc(&ir->pool, ir->n_blocks ? ir->n_blocks : 1, sizeof *pb);
-  if (!pb)
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory packing %u blocks",
-                         ir->n_blocks);
-  for (uint32_t i = 0; i < ir->n_blocks; i++)
-    pb[i] = (sfc_pack_block_t){.size = ir->blocks[i].bytes,
-                               .start = ir->blocks[i].first_step,
-                               .end = (int64_t)ir->blocks[i].last_step + 1};
-  sfc_pack_problem_t problem = {.blocks = pb,
-                                .count = ir->n_blocks,
-                                .alignment = cfg->device.alignment,
-                                .capacity = cfg->budget_bytes};
-  sfc_pack_options_t opt = {.time_limit_s = cfg->packer.time_limit_s,
-                            .mip_max_blocks = cfg->packer.mip_max_blocks};
-  sfc_pack_result_t res;
-  SFC_TRY(sfc_pack_run(name, &problem, &opt, &res, err));
-  for (uint32_t i = 0; i < ir->n_blocks; i++)
-    ir->blocks[i].offset = pb[i].offset;
-  ir->arena_bytes = res.peak;
-  ir->packer_name = res.algorithm;
-  ir->packing_optimal = res.optimal;
-  ir->pack_seconds = res.seconds;
-  ir->fits_budget = ir->arena_bytes <= cfg->budget_bytes;
+  ir->arena_bytes = ir->host_arena_bytes = 0;
+  ir->packing_optimal = true;
+  ir->pack_seconds = 0;
+  ir->packer_name = NULL;
+  for (int arena = 0; arena < SFC_ARENA_COUNT; arena++)
+    SFC_TRY(pack_arena(ir, (sfc_arena_t)arena, err));
+  uint64_t host_budget = cfg->host.staging_budget_bytes;
+  ir->fits_budget = ir->arena_bytes <= cfg->budget_bytes &&
+                    (host_budget == 0 || ir->host_arena_bytes <= host_budget);
   return SFC_OK;
 }

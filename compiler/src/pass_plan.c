@@ -1,14 +1,18 @@
 /* pass_plan.c — lay the IR out as a plan view (sfc/plan_format.h).
  *
- * Builds every section from the IR: a deduplicated string table, tensors, ops with
- * their operand lists, device blocks, steps and, for each step operand, the device
- * block of that tensor resident at that step. Sections later passes fill (host
- * blocks, swaps, deps, segments, boxes) come from the IR when present and are
- * empty otherwise. The view's arrays live in the IR's pool; emit.c serialises the
- * view and pass_verify.c checks it.
+ * Builds every section from the IR, one function per section: a deduplicated string
+ * table and META; tensors (SFC_TENSOR_UNUSED from liveness); ops with their operand
+ * lists; device blocks (BLOCKS) and host staging blocks (HOST_BLOCKS), renumbered per
+ * arena; steps with their predicted time (TIMED when known) and, for each use, the
+ * device block holding that tensor (or that box of it) at that step; the boxes the
+ * uses and partial blocks refer to. Swaps, deps and segments come from the IR when
+ * the scheduler and the tiler fill them and are empty until then. The view's arrays
+ * live in the pool it is given; emit.c serialises the view and pass_verify.c checks
+ * it. sfc_plan_view_build is also what the in-memory evaluator (evaluate.c) calls.
  *
- * Reads: graph, config, steps, blocks, arena_bytes, in_core_peak, lower_bound.
- * Writes: plan. O(strings + operands + blocks log blocks).
+ * Reads: graph, config, steps, uses, boxes, live, blocks, arena_bytes,
+ * host_arena_bytes, in_core_peak, lower_bound. Writes: plan.
+ * O(strings + uses + blocks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -88,92 +92,95 @@ static void strtab_free(strtab_t *t) {
   free(t->slots);
 }
 
-/* ---- the pass ---------------------------------------------------------------- */
+/* ---- the sections ------------------------------------------------------------ */
+
+typedef struct builder {
+  const sfc_ir_t *ir;
+  sfc_plan_view_t *v;
+  sfc_pool_t *pool;
+  strtab_t st;
+  uint32_t *plan_index; /* [n_blocks] index of an IR block in BLOCKS or HOST_BLOCKS */
+  uint32_t *first;      /* device blocks of tensor t: by_tensor[first[t] .. first[t + 1]) */
+  uint32_t *by_tensor;  /* IR block indices */
+} builder_t;
 
 static sfc_status_t oom(sfc_error_t *err) {
   return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory building the plan");
 }
 
-/* Blocks of tensor t are blocks[by_tensor[first[t]] .. by_tensor[first[t+1]]). */
-static uint32_t find_block(const sfc_ir_t *ir, const uint32_t *by_tensor, const uint32_t *first,
-                           uint32_t t, uint32_t step) {
-  for (uint32_t k = first[t]; k < first[t + 1]; k++) {
-    const sfc_block_t *b = &ir->blocks[by_tensor[k]];
-    if (b->first_step <= step && step <= b->last_step)
-      return by_tensor[k];
-  }
-  return SFC_PLAN_NONE;
+static sfc_status_t build_meta(builder_t *b, sfc_error_t *err) {
+  const sfc_graph_t *g = b->ir->graph;
+  const sfc_config_t *cfg = b->ir->config;
+  /* Offset 0 is the empty string. */
+  b->st.data = malloc(4096);
+  if (!b->st.data)
+    return oom(err);
+  b->st.data[0] = '\0';
+  b->st.bytes = 1;
+  b->st.capacity = 4096;
+  uint32_t name = strtab_add(&b->st, g->name), prof = strtab_add(&b->st, cfg->device.name);
+  uint32_t gen = strtab_add(&b->st, "sfc " SFC_VERSION_STRING);
+  uint32_t dev = strtab_add(&b->st, g->device ? g->device : "");
+  if (name == UINT32_MAX || prof == UINT32_MAX || gen == UINT32_MAX || dev == UINT32_MAX)
+    return oom(err);
+  b->v->meta = (sfc_plan_meta_t){.graph_name = name,
+                                 .profile_name = prof,
+                                 .generator = gen,
+                                 .graph_op_count = g->n_ops,
+                                 .graph_tensor_count = g->n_file_tensors,
+                                 .in_core_peak_bytes = b->ir->in_core_peak,
+                                 .lower_bound_bytes = b->ir->lower_bound,
+                                 .h2d_bytes_per_s = cfg->device.h2d_bytes_per_s,
+                                 .d2h_bytes_per_s = cfg->device.d2h_bytes_per_s,
+                                 .duplex_factor = cfg->device.duplex_factor,
+                                 .copy_latency_s = cfg->device.copy_latency_s,
+                                 .va_chunk_bytes = cfg->device.va_chunk_bytes,
+                                 .times_device = dev};
+  return SFC_OK;
 }
 
-static sfc_status_t build(sfc_ir_t *ir, strtab_t *st, sfc_error_t *err) {
-  const sfc_graph_t *g = ir->graph;
-  const sfc_config_t *cfg = ir->config;
-  sfc_plan_view_t *v = &ir->plan;
-  sfc_pool_t *pool = &ir->pool;
-  memset(v, 0, sizeof *v);
-  /* Offset 0 is the empty string. */
-  st->data = malloc(4096);
-  if (!st->data)
-    return oom(err);
-  st->data[0] = '\0';
-  st->bytes = 1;
-  st->capacity = 4096;
-
-  /* meta */
-  uint32_t name = strtab_add(st, g->name), prof = strtab_add(st, cfg->device.name);
-  uint32_t gen = strtab_add(st, "sfc " SFC_VERSION_STRING);
-  if (name == UINT32_MAX || prof == UINT32_MAX || gen == UINT32_MAX)
-    return oom(err);
-  v->meta = (sfc_plan_meta_t){.graph_name = name,
-                              .profile_name = prof,
-                              .generator = gen,
-                              .graph_op_count = g->n_ops,
-                              .graph_tensor_count = g->n_file_tensors,
-                              .in_core_peak_bytes = ir->in_core_peak,
-                              .lower_bound_bytes = ir->lower_bound,
-                              .h2d_bytes_per_s = cfg->device.h2d_bytes_per_s,
-                              .d2h_bytes_per_s = cfg->device.d2h_bytes_per_s,
-                              .duplex_factor = cfg->device.duplex_factor,
-                              .copy_latency_s = cfg->device.copy_latency_s,
-                              .va_chunk_bytes = cfg->device.va_chunk_bytes};
-
-  /* tensors */
-  sfc_plan_tensor_t *tensors = sfc_pool_calloc(pool, g->n_tensors + 1u, sizeof *tensors);
+static sfc_status_t build_tensors(builder_t *b, sfc_error_t *err) {
+  const sfc_graph_t *g = b->ir->graph;
+  sfc_plan_tensor_t *tensors = sfc_pool_calloc(b->pool, g->n_tensors + 1u, sizeof *tensors);
   if (!tensors)
     return oom(err);
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const sfc_tensor_t *x = &g->tensors[t];
-    uint32_t s = strtab_add(st, x->name);
+    uint32_t s = strtab_add(&b->st, x->name);
     if (s == UINT32_MAX)
       return oom(err);
-    tensors[t] = (sfc_plan_tensor_t){.graph_id = x->id,
-                                     .bytes = x->bytes,
-                                     .name = s,
-                                     .kind = (uint8_t)x->kind,
-                                     .dtype = (uint8_t)x->dtype,
-                                     .ndim = x->ndim,
-                                     .batch_axis = x->batch_axis,
-                                     .flags = x->flags};
+    tensors[t] = (sfc_plan_tensor_t){
+        .graph_id = x->id,
+        .bytes = x->bytes,
+        .name = s,
+        .kind = (uint8_t)x->kind,
+        .dtype = (uint8_t)x->dtype,
+        .ndim = x->ndim,
+        .batch_axis = x->batch_axis,
+        .flags = x->flags | (sfc_ir_tensor_unused(b->ir, t) ? SFC_TENSOR_UNUSED : 0)};
     memcpy(tensors[t].shape, x->shape, sizeof x->shape);
   }
-  v->tensors = tensors;
-  v->tensor_count = g->n_tensors;
+  b->v->tensors = tensors;
+  b->v->tensor_count = g->n_tensors;
+  return SFC_OK;
+}
 
-  /* ops and their operands */
+static sfc_status_t build_ops(builder_t *b, sfc_error_t *err) {
+  const sfc_graph_t *g = b->ir->graph;
   uint64_t n_operands = 0;
   for (uint32_t o = 0; o < g->n_ops; o++)
     n_operands += sfc_op_operand_count(&g->ops[o]);
   if (n_operands > SFC_PLAN_MAX_RECORDS)
     return sfc_error_set(err, SFC_ERR_LIMIT, "%llu operands exceed the plan limit",
                          (unsigned long long)n_operands);
-  sfc_plan_op_t *ops = sfc_pool_calloc(pool, g->n_ops + 1u, sizeof *ops);
-  uint32_t *op_operands = sfc_pool_calloc(pool, n_operands + 1, sizeof *op_operands);
+  sfc_plan_op_t *ops = sfc_pool_calloc(b->pool, g->n_ops + 1u, sizeof *ops);
+  uint32_t *op_operands = sfc_pool_calloc(b->pool, n_operands + 1, sizeof *op_operands);
   if (!ops || !op_operands)
     return oom(err);
   uint32_t k = 0;
   for (uint32_t o = 0; o < g->n_ops; o++) {
     const sfc_op_t *op = &g->ops[o];
-    uint32_t sn = strtab_add(st, op->name), sty = strtab_add(st, op->type);
+    uint32_t sn = strtab_add(&b->st, op->name), sty = strtab_add(&b->st, op->type);
     if (sn == UINT32_MAX || sty == UINT32_MAX)
       return oom(err);
     ops[o] = (sfc_plan_op_t){.graph_id = op->id,
@@ -190,90 +197,149 @@ static sfc_status_t build(sfc_ir_t *ir, strtab_t *st, sfc_error_t *err) {
     for (uint32_t i = 0, m = sfc_op_operand_count(op); i < m; i++)
       op_operands[k++] = sfc_op_operand(op, i);
   }
-  v->ops = ops;
-  v->op_count = g->n_ops;
-  v->op_operands = op_operands;
-  v->op_operand_count = k;
+  b->v->ops = ops;
+  b->v->op_count = g->n_ops;
+  b->v->op_operands = op_operands;
+  b->v->op_operand_count = k;
+  return SFC_OK;
+}
 
-  /* device blocks, and an index of them by tensor */
-  sfc_plan_block_t *blocks = sfc_pool_calloc(pool, ir->n_blocks + 1u, sizeof *blocks);
-  uint32_t *first = sfc_pool_calloc(pool, g->n_tensors + 2u, sizeof *first);
-  uint32_t *by_tensor = sfc_pool_calloc(pool, ir->n_blocks + 1u, sizeof *by_tensor);
-  if (!blocks || !first || !by_tensor)
+/* BLOCKS and HOST_BLOCKS in IR order within each arena, and an index of the device
+ * blocks by tensor for the step operands. */
+static sfc_status_t build_blocks(builder_t *b, sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  uint32_t nt = ir->graph->n_tensors, count[SFC_ARENA_COUNT] = {0};
+  for (uint32_t i = 0; i < ir->n_blocks; i++)
+    count[ir->blocks[i].arena]++;
+  sfc_plan_block_t *out[SFC_ARENA_COUNT];
+  for (int a = 0; a < SFC_ARENA_COUNT; a++)
+    out[a] = sfc_pool_calloc(b->pool, count[a] + 1u, sizeof *out[a]);
+  b->plan_index = sfc_pool_calloc(b->pool, ir->n_blocks + 1u, sizeof *b->plan_index);
+  b->first = sfc_pool_calloc(b->pool, nt + 2u, sizeof *b->first);
+  b->by_tensor = sfc_pool_calloc(b->pool, count[SFC_ARENA_DEVICE] + 1u, sizeof *b->by_tensor);
+  if (!out[SFC_ARENA_DEVICE] || !out[SFC_ARENA_HOST] || !b->plan_index || !b->first ||
+      !b->by_tensor)
     return oom(err);
-  for (uint32_t b = 0; b < ir->n_blocks; b++) {
-    const sfc_block_t *x = &ir->blocks[b];
-    blocks[b] = (sfc_plan_block_t){.offset = x->offset,
-                                   .bytes = x->bytes,
-                                   .tensor = x->tensor,
-                                   .first_step = x->first_step,
-                                   .last_step = x->last_step,
-                                   .flags = x->flags};
-    first[x->tensor + 2]++;
+  uint32_t at[SFC_ARENA_COUNT] = {0};
+  for (uint32_t i = 0; i < ir->n_blocks; i++) {
+    const sfc_block_t *x = &ir->blocks[i];
+    b->plan_index[i] = at[x->arena];
+    out[x->arena][at[x->arena]++] =
+        (sfc_plan_block_t){.offset = x->offset,
+                           .bytes = x->bytes,
+                           .tensor = x->tensor,
+                           .first_step = x->first_step,
+                           .last_step = x->last_step,
+                           .flags = x->flags,
+                           .box = (x->flags & SFC_BLOCK_PARTIAL) ? x->box : 0};
+    if (x->arena == SFC_ARENA_DEVICE)
+      b->first[x->tensor + 2]++;
   }
-  for (uint32_t t = 0; t < g->n_tensors; t++)
-    first[t + 2] += first[t + 1];
-  for (uint32_t b = 0; b < ir->n_blocks; b++)
-    by_tensor[first[ir->blocks[b].tensor + 1]++] = b;
-  v->blocks = blocks;
-  v->block_count = ir->n_blocks;
+  for (uint32_t t = 0; t < nt; t++)
+    b->first[t + 2] += b->first[t + 1];
+  for (uint32_t i = 0; i < ir->n_blocks; i++)
+    if (ir->blocks[i].arena == SFC_ARENA_DEVICE)
+      b->by_tensor[b->first[ir->blocks[i].tensor + 1]++] = i;
+  b->v->blocks = out[SFC_ARENA_DEVICE];
+  b->v->block_count = count[SFC_ARENA_DEVICE];
+  b->v->host_blocks = out[SFC_ARENA_HOST];
+  b->v->host_block_count = count[SFC_ARENA_HOST];
+  return SFC_OK;
+}
 
-  /* steps and the block each step operand uses */
-  uint64_t n_step_operands = 0;
-  for (uint32_t s = 0; s < ir->n_steps; s++)
-    n_step_operands += sfc_op_operand_count(&g->ops[ir->steps[s].op]);
-  if (n_step_operands > SFC_PLAN_MAX_RECORDS)
-    return sfc_error_set(err, SFC_ERR_LIMIT, "%llu step operands exceed the plan limit",
-                         (unsigned long long)n_step_operands);
-  sfc_plan_step_t *steps = sfc_pool_calloc(pool, ir->n_steps + 1u, sizeof *steps);
-  uint32_t *step_operands = sfc_pool_calloc(pool, n_step_operands + 1, sizeof *step_operands);
+/* The device block (plan index) holding use u's tensor, or that box of it, at step. */
+static uint32_t find_block(const builder_t *b, const sfc_use_t *u, uint32_t step) {
+  for (uint32_t k = b->first[u->tensor]; k < b->first[u->tensor + 1]; k++) {
+    const sfc_block_t *x = &b->ir->blocks[b->by_tensor[k]];
+    uint32_t box = (x->flags & SFC_BLOCK_PARTIAL) ? x->box : SFC_PLAN_NONE;
+    if (x->first_step <= step && step <= x->last_step && (box == SFC_PLAN_NONE || box == u->box))
+      return b->plan_index[b->by_tensor[k]];
+  }
+  return SFC_PLAN_NONE;
+}
+
+static sfc_status_t build_steps(builder_t *b, sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  const sfc_graph_t *g = ir->graph;
+  sfc_plan_step_t *steps = sfc_pool_calloc(b->pool, ir->n_steps + 1u, sizeof *steps);
+  uint32_t *step_operands = sfc_pool_calloc(b->pool, ir->n_uses + 1u, sizeof *step_operands);
   if (!steps || !step_operands)
     return oom(err);
-  k = 0;
+  bool boxed = false;
   for (uint32_t s = 0; s < ir->n_steps; s++) {
     const sfc_step_t *x = &ir->steps[s];
-    const sfc_op_t *op = &g->ops[x->op];
+    bool timed = x->time_us >= 0;
     steps[s] = (sfc_plan_step_t){.op = x->op,
                                  .segment = x->segment,
                                  .tile = x->tile,
-                                 .operand_begin = k,
-                                 .box_begin = SFC_PLAN_NONE};
-    for (uint32_t i = 0, m = sfc_op_operand_count(op); i < m; i++) {
-      uint32_t t = sfc_op_operand(op, i);
-      uint32_t b = find_block(ir, by_tensor, first, t, s);
-      if (b == SFC_PLAN_NONE)
+                                 .operand_begin = x->use_begin,
+                                 .box_begin = SFC_PLAN_NONE,
+                                 .flags = timed ? SFC_STEP_TIMED : 0,
+                                 .time_us = timed ? x->time_us : 0};
+    for (uint32_t k = 0; k < x->use_count; k++) {
+      const sfc_use_t *u = &ir->uses[x->use_begin + k];
+      uint32_t blk = find_block(b, u, s);
+      if (blk == SFC_PLAN_NONE)
         return sfc_error_set(err, SFC_ERR_INTERNAL,
                              "step %u (op \"%s\"): tensor \"%s\" has no resident block", s,
-                             op->name, g->tensors[t].name);
-      step_operands[k++] = b;
+                             g->ops[x->op].name, g->tensors[u->tensor].name);
+      step_operands[x->use_begin + k] = blk;
+      boxed = boxed || u->box != SFC_PLAN_NONE;
     }
   }
-  v->steps = steps;
-  v->step_count = ir->n_steps;
-  v->step_operands = step_operands;
-  v->step_operand_count = k;
+  if (boxed) /* the tiler writes a step's boxes as one run per operand */
+    for (uint32_t s = 0; s < ir->n_steps; s++)
+      if (ir->steps[s].use_count && ir->uses[ir->steps[s].use_begin].box != SFC_PLAN_NONE)
+        steps[s].box_begin = ir->uses[ir->steps[s].use_begin].box;
+  b->v->steps = steps;
+  b->v->step_count = ir->n_steps;
+  b->v->step_operands = step_operands;
+  b->v->step_operand_count = ir->n_uses;
+  b->v->boxes = ir->boxes;
+  b->v->box_count = ir->n_boxes;
+  return SFC_OK;
+}
 
-  /* strings: copy the table into the pool so the view owns nothing outside it */
-  char *strings = sfc_pool_calloc(pool, st->bytes, 1);
+/* The string table goes into the pool so the view owns nothing outside it; then the
+ * header fields the writer takes from the view. */
+static sfc_status_t build_header(builder_t *b, sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  const sfc_config_t *cfg = ir->config;
+  sfc_plan_view_t *v = b->v;
+  char *strings = sfc_pool_calloc(b->pool, b->st.bytes, 1);
   if (!strings)
     return oom(err);
-  memcpy(strings, st->data, st->bytes);
+  memcpy(strings, b->st.data, b->st.bytes);
   v->strings = strings;
-  v->strings_bytes = st->bytes;
-
-  /* header fields the writer takes from the view */
+  v->strings_bytes = b->st.bytes;
   v->header.alignment = (uint32_t)cfg->device.alignment;
   v->header.arena_bytes = ir->arena_bytes;
-  v->header.host_arena_bytes = 0;
+  v->header.host_arena_bytes = ir->host_arena_bytes;
   v->header.budget_bytes = cfg->budget_bytes;
   v->header.host_budget_bytes = cfg->host.staging_budget_bytes;
   v->header.flags = ir->arena_bytes > cfg->budget_bytes ? SFC_PLAN_OVER_BUDGET : 0;
   return SFC_OK;
 }
 
+sfc_status_t sfc_plan_view_build(const sfc_ir_t *ir, sfc_plan_view_t *view, sfc_pool_t *pool,
+                                 sfc_error_t *err) {
+  memset(view, 0, sizeof *view);
+  builder_t b = {.ir = ir, .v = view, .pool = pool};
+  sfc_status_t st = build_meta(&b, err);
+  if (st == SFC_OK)
+    st = build_tensors(&b, err);
+  if (st == SFC_OK)
+    st = build_ops(&b, err);
+  if (st == SFC_OK)
+    st = build_blocks(&b, err);
+  if (st == SFC_OK)
+    st = build_steps(&b, err);
+  if (st == SFC_OK)
+    st = build_header(&b, err);
+  strtab_free(&b.st);
+  return st;
+}
+
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err) {
-  strtab_t st = {0};
-  sfc_status_t s = build(ir, &st, err);
-  strtab_free(&st);
-  return s;
+  return sfc_plan_view_build(ir, &ir->plan, &ir->pool, err);
 }

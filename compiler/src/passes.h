@@ -17,4 +17,9 @@ sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err);     /* pass_pack.c *
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err);     /* pass_plan.c */
 sfc_status_t sfc_pass_verify(sfc_ir_t *ir, sfc_error_t *err);   /* pass_verify.c */
 
+/* Not a pass: the plan view builder the plan pass runs on ir->plan, and the
+ * in-memory evaluator (evaluate.h) runs on a candidate, into its own pool. */
+sfc_status_t sfc_plan_view_build(const sfc_ir_t *ir, sfc_plan_view_t *view, sfc_pool_t *pool,
+                                 sfc_error_t *err);
+
 #endif /* SFC_PASSES_H */

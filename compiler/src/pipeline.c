@@ -33,6 +33,7 @@ const char *sfc_pass_name(size_t index) {
 
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
+  SFC_TRY(sfc_config_check_implemented(ir->config, err));
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
     double t0 = sfc_clock_seconds();
     sfc_status_t st = passes[i].fn(ir, err);

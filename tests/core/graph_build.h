@@ -45,7 +45,6 @@ static inline uint32_t tg_tensor(sfc_graph_t *g, const char *name, uint64_t byte
   x->kind = kind;
   x->batch_axis = -1;
   x->flags = sfc_kind_is_persistent(kind) ? SFC_TENSOR_PERSISTENT : 0;
-  x->first_step = x->last_step = SFC_PLAN_NONE;
   return t;
 }
 

@@ -4,12 +4,13 @@
 #include "check.h"
 #include "test_rand.h"
 #include "graph_build.h"
+#include "evaluate.h"
 #include "pipeline.h"
 #include "verify.h"
 
 static sfc_config_t make_config(uint64_t alignment, uint64_t budget) {
   sfc_config_t c;
-  memset(&c, 0, sizeof c);
+  sfc_config_defaults(&c); /* scheduler and tiling at their defaults */
   strcpy(c.device.name, "test");
   c.device.alignment = alignment;
   c.budget_bytes = budget;
@@ -37,10 +38,10 @@ static void test_leading_gap_graph(void) {
   sfc_ir_t ir;
   sfc_error_t err = {0};
   CHECK_OK(compile(&ir, g, &cfg, &err), err);
-  CHECK_EQ_U64(g->tensors[A].first_step, 0);
-  CHECK_EQ_U64(g->tensors[A].last_step, 1);
-  CHECK_EQ_U64(g->tensors[C].first_step, 2);
-  CHECK_EQ_U64(g->tensors[C].last_step, 3);
+  CHECK_EQ_U64(ir.live[A].first_step, 0);
+  CHECK_EQ_U64(ir.live[A].last_step, 1);
+  CHECK_EQ_U64(ir.live[C].first_step, 2);
+  CHECK_EQ_U64(ir.live[C].last_step, 3);
   CHECK_EQ_U64(ir.live_bytes[0], 100);
   CHECK_EQ_U64(ir.live_bytes[1], 180);
   CHECK_EQ_U64(ir.live_bytes[2], 140);
@@ -52,6 +53,45 @@ static void test_leading_gap_graph(void) {
   CHECK_EQ_U64(ir.plan.block_count, 3);
   CHECK_EQ_U64(ir.plan.step_count, 4);
   CHECK_EQ_U64(ir.plan.header.arena_bytes, 180);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* Step times and the in-memory evaluator: ops timed 10, 20, 30 us and one untimed.
+ * Every timed step carries its time (TIMED in the plan), the untimed one does not;
+ * the sim replay of the IR (no swaps) predicts the sum, 60 us, with no stall and no
+ * traffic, and the peak is the packed arena's live bytes (180). */
+static void test_step_times_and_evaluate(void) {
+  sfc_graph_t *g = tg_new("timed");
+  uint32_t A = tg_tensor(g, "A", 100, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 80, SFC_KIND_ACTIVATION);
+  uint32_t C = tg_tensor(g, "C", 60, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 1, &A, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &B, 1, &C);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &C, 0, NULL);
+  g->ops[0].time_us = 10;
+  g->ops[1].time_us = 20;
+  g->ops[2].time_us = 30; /* op3 stays unknown (-1) */
+  sfc_config_t cfg = make_config(1, 1000);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.steps[1].time_us == 20.0);
+  CHECK(ir.steps[3].time_us < 0);
+  CHECK_EQ_U64(ir.plan.steps[2].flags, SFC_STEP_TIMED);
+  CHECK(ir.plan.steps[2].time_us == 30.0);
+  CHECK_EQ_U64(ir.plan.steps[3].flags, 0);
+  sfc_eval_t e;
+  CHECK_OK(sfc_evaluate(&ir, NULL, &e, &err), err);
+  CHECK_NEAR(e.predicted_iteration_s, 60e-6, 1e-12);
+  CHECK_NEAR(e.compute_s, 60e-6, 1e-12);
+  CHECK_EQ_U64(e.stalls, 0);
+  CHECK_EQ_U64(e.swap_in_bytes + e.swap_out_bytes, 0);
+  CHECK_EQ_U64(e.peak_device_bytes, 180);
+  /* a candidate the runtime's loader refuses is an error, not a prediction */
+  ir.blocks[1].offset = 0; /* B collides with A at step 1 */
+  CHECK(sfc_evaluate(&ir, NULL, &e, &err) != SFC_OK);
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(g);
 }
@@ -80,7 +120,7 @@ static void test_lifetime_rules(void) {
   sfc_ir_t ir;
   sfc_error_t err = {0};
   CHECK_OK(compile(&ir, g, &cfg, &err), err);
-  const sfc_tensor_t *t = g->tensors;
+  const sfc_live_t *t = ir.live;
   CHECK_EQ_U64(t[x].first_step, 0);
   CHECK_EQ_U64(t[x].last_step, 4);
   CHECK_EQ_U64(t[w].last_step, 4);
@@ -90,7 +130,29 @@ static void test_lifetime_rules(void) {
   CHECK_EQ_U64(t[loss].last_step, 4); /* outputs live to the end */
   CHECK_EQ_U64(t[gw].first_step, 3);
   CHECK_EQ_U64(t[gw].last_step, 4);
-  CHECK(t[unused].flags & SFC_TENSOR_UNUSED);
+  CHECK(sfc_ir_tensor_unused(&ir, unused));
+  CHECK(ir.plan.tensors[unused].flags & SFC_TENSOR_UNUSED);
+  /* every use step, sorted and distinct (h is read and written by relu_ at step 1) */
+  CHECK_EQ_U64(t[h].use_count, 4);
+  for (uint32_t k = 0; k < 4; k++)
+    CHECK_EQ_U64(ir.use_steps[t[h].use_begin + k], k);
+  CHECK_EQ_U64(t[w].use_count, 2); /* fc and sgd: persistent, but used at 0 and 4 only */
+  CHECK_EQ_U64(ir.use_steps[t[w].use_begin + 1], 4);
+  CHECK_EQ_U64(t[unused].use_count, 0);
+  /* accesses: fc reads x, w and writes h and its workspace; relu_ and sgd are in place */
+  const sfc_use_t *u = &ir.uses[ir.steps[0].use_begin];
+  CHECK_EQ_U64(ir.steps[0].use_count, 4);
+  CHECK_EQ_U64(u[0].access, SFC_ACCESS_READ);
+  CHECK_EQ_U64(u[2].access, SFC_ACCESS_WRITE);
+  CHECK_EQ_U64(u[3].tensor, g->ops[o0].workspace);
+  CHECK_EQ_U64(u[3].access, SFC_ACCESS_WRITE);
+  u = &ir.uses[ir.steps[1].use_begin];
+  CHECK_EQ_U64(u[0].access, SFC_ACCESS_RW);
+  CHECK_EQ_U64(u[1].access, SFC_ACCESS_RW);
+  u = &ir.uses[ir.steps[4].use_begin];
+  CHECK_EQ_U64(u[0].tensor, w);
+  CHECK_EQ_U64(u[0].access, SFC_ACCESS_RW);
+  CHECK_EQ_U64(u[1].access, SFC_ACCESS_READ);
   uint32_t ws = g->ops[o0].workspace;
   CHECK_EQ_U64(t[ws].first_step, 0);
   CHECK_EQ_U64(t[ws].last_step, 0);
@@ -104,7 +166,7 @@ static void test_lifetime_rules(void) {
   CHECK(ir.arena_bytes >= ir.lower_bound);
   for (uint32_t b = 0; b < ir.n_blocks; b++) {
     CHECK_EQ_U64(ir.blocks[b].offset % 256, 0);
-    bool persistent = sfc_kind_is_persistent(t[ir.blocks[b].tensor].kind);
+    bool persistent = sfc_kind_is_persistent(g->tensors[ir.blocks[b].tensor].kind);
     CHECK(!!(ir.blocks[b].flags & SFC_BLOCK_PERSISTENT) == persistent);
   }
   sfc_ir_deinit(&ir);
@@ -182,6 +244,7 @@ static void test_random_graphs_verify(void) {
 
 int main(void) {
   RUN(test_leading_gap_graph);
+  RUN(test_step_times_and_evaluate);
   RUN(test_lifetime_rules);
   RUN(test_over_budget_is_a_result);
   RUN(test_random_graphs_verify);

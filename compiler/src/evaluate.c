@@ -1,0 +1,55 @@
+/* evaluate.c — build, load and replay a candidate plan on the sim device, in memory
+ * (see evaluate.h). */
+#include "evaluate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "passes.h"
+
+sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sfc_eval_t *out,
+                          sfc_error_t *err) {
+  memset(out, 0, sizeof *out);
+  sfc_pool_t pool = {0};
+  sfc_plan_view_t view;
+  void *data = NULL;
+  size_t bytes = 0;
+  sfcrt_plan_t *plan = NULL;
+  sfcrt_session_t *session = NULL;
+  sfcrt_options_t opt;
+  if (options)
+    opt = *options;
+  else
+    sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfc_status_t st = sfc_plan_view_build(ir, &view, &pool, err);
+  if (st == SFC_OK)
+    st = sfc_plan_write_buffer(&view, &data, &bytes, err);
+  if (st == SFC_OK)
+    st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, err);
+  if (st == SFC_OK)
+    st = sfcrt_session_create(plan, &opt, &session, err);
+  if (st == SFC_OK)
+    st = sfcrt_session_run(session, 1, err);
+  if (st == SFC_OK) {
+    sfcrt_stats_t s;
+    sfcrt_session_stats(session, &s);
+    *out = (sfc_eval_t){.predicted_iteration_s = s.predicted_iteration_us * 1e-6,
+                        .compute_s = s.compute_us * 1e-6,
+                        .stall_s = s.stall_us * 1e-6,
+                        .stalls = s.stalls,
+                        .swap_in_bytes = s.bytes_swapped_in,
+                        .swap_out_bytes = s.bytes_swapped_out,
+                        .h2d_busy_s = s.h2d_busy_us * 1e-6,
+                        .d2h_busy_s = s.d2h_busy_us * 1e-6,
+                        .peak_device_bytes = s.peak_device_bytes};
+  } else {
+    sfc_error_prefix(err, "evaluate");
+  }
+  sfcrt_session_destroy(session);
+  sfcrt_plan_destroy(plan);
+  free(data);
+  sfc_pool_free_all(&pool);
+  return st;
+}

@@ -1,0 +1,42 @@
+/* evaluate.h — predict a candidate plan without writing a file.
+ *
+ * Schedulers and tuners (window: auto, the tile grid under tiling: auto) compare
+ * candidates by calling sfc_evaluate on an IR whose blocks are packed (or at least
+ * placed): it builds the plan view from the IR exactly as the plan pass does
+ * (sfc_plan_view_build), serialises it in memory, loads it through the runtime's
+ * reader (so every check the runtime makes on a real plan file applies), and replays
+ * one iteration on the runtime's `sim` device. Passes never call each other: a tuner
+ * calls this function, not the passes after it.
+ *
+ *   sfc_eval_t e;
+ *   SFC_TRY(sfc_evaluate(ir, NULL, &e, err));   // e.predicted_iteration_s, e.stall_s
+ *
+ * Cost: O(plan size) to build, write and validate, plus one sim iteration
+ * (O(steps + swaps + deps)); nothing is kept.
+ */
+#ifndef SFC_EVALUATE_H
+#define SFC_EVALUATE_H
+
+#include "ir.h"
+#include "sfcrt.h"
+
+typedef struct sfc_eval {
+  double predicted_iteration_s; /* sim: end of the last queue to drain */
+  double compute_s;             /* sum of the steps' times: the iteration without stalls */
+  double stall_s;               /* time the compute queue waited for copies */
+  uint64_t stalls;              /* waits that had to wait */
+  uint64_t swap_in_bytes;       /* traffic of one iteration */
+  uint64_t swap_out_bytes;
+  double h2d_busy_s, d2h_busy_s; /* time each copy engine moved data */
+  uint64_t peak_device_bytes;    /* max over steps of live device block bytes */
+} sfc_eval_t;
+
+/* Replays ir's plan view on the sim device. options: NULL for the defaults (the
+ * link from the plan's META); its device field is ignored (always "sim"). Errors:
+ * those of the plan builder, the runtime's loader (an IR whose view breaks a plan
+ * invariant is SFC_ERR_VERIFY or SFC_ERR_BAD_INPUT with the loader's reason), and
+ * SFC_ERR_OUT_OF_MEMORY. */
+sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sfc_eval_t *out,
+                          sfc_error_t *err);
+
+#endif /* SFC_EVALUATE_H */

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -17,13 +16,14 @@
 #include "cli_config.h"
 #include "emit.h"
 #include "load_graph.h"
+#include "outfile.h"
 #include "pipeline.h"
 #include "report.h"
 #include "units.h"
 
 static const char help[] =
-    "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--packer NAME] [-o PLAN]\n"
-    "                         [--batch N] [--dump-after PASS] [-v] [-q]\n"
+    "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
+    "                         [-o PLAN] [--batch N] [--dump-after PASS] [--json] [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -38,7 +38,8 @@ static const char help[] =
     "                      (sfc pack --list)\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
-    "  -o, --output PLAN   write the plan here (atomically); without it nothing is written\n"
+    "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
+    "                      without it nothing is written\n"
     "      --dump-after P  print the IR after pass P (steps, liveness, blocks, pack, plan,\n"
     "                      verify) or after every pass (all), on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
@@ -120,6 +121,10 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "steps", ir->n_steps);
   ok = ok && cJSON_AddNumberToObject(o, "blocks", ir->n_blocks);
   ok = ok && cJSON_AddStringToObject(o, "profile", cfg->device.name);
+  char from[128];
+  ok = ok && cJSON_AddStringToObject(
+                 o, "times_from",
+                 sfc_times_from(g->device, sfc_graph_measured_ops(g), g->n_ops, from, sizeof from));
   ok = ok && cJSON_AddNumberToObject(o, "budget_bytes", (double)cfg->budget_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "in_core_peak_bytes", (double)ir->in_core_peak);
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
@@ -165,6 +170,10 @@ static int run(int argc, char **argv) {
 
   double t0 = sfc_clock_seconds();
   sfc_error_t err = {0};
+  /* the plan: never the graph or the config, and writable, before any work */
+  const char *inputs[] = {a.graph, a.config};
+  if (a.output && sfc_outfile_check(a.output, inputs, 2, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
   sfc_config_t cfg;
   sfc_cli_config_args_t ca = {a.config, a.profile, a.budget, a.packer};
   if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
@@ -184,10 +193,14 @@ static int run(int argc, char **argv) {
   sfc_status_t st = sfc_compile_ir(&ir, &opt, &err);
   uint64_t plan_bytes = 0;
   if (st == SFC_OK && a.output) {
-    st = sfc_plan_write_file(&ir.plan, a.output, &err);
-    struct stat sb;
-    if (st == SFC_OK && stat(a.output, &sb) == 0)
-      plan_bytes = (uint64_t)sb.st_size;
+    void *data = NULL;
+    size_t bytes = 0;
+    st = sfc_plan_write_buffer(&ir.plan, &data, &bytes, &err);
+    if (st == SFC_OK)
+      st = sfc_outfile_write(a.output, data, bytes, &err); /* /dev/null and FIFOs too */
+    if (st == SFC_OK)
+      plan_bytes = bytes;
+    free(data);
   }
   if (st == SFC_OK && a.json)
     print_json(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes);

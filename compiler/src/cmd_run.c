@@ -7,6 +7,7 @@
  * one line naming iteration, step, op, tensor, block and byte offset.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,12 @@ static int run_run(int argc, char **argv) {
   sfcrt_stats_t st;
   double wall = 0;
   sfc_status_t status = replay(plan, &opt, iterations, &st, &wall, &err);
+  bool sim = strcmp(opt.device, "sim") == 0;
+  if (status == SFC_OK && sim &&
+      !(isfinite(st.predicted_iteration_us) && isfinite(st.compute_us) && isfinite(st.stall_us)))
+    status = sfc_error_set(&err, SFC_ERR_BAD_INPUT,
+                           "the predicted times overflow (an op time or the link in the plan is "
+                           "out of range)");
   if (status != SFC_OK) {
     sfc_error_prefix(&err, path);
     sfcrt_plan_destroy(plan);
@@ -139,7 +146,7 @@ static int run_run(int argc, char **argv) {
   printf("  arena                 %s device, %s pinned staging\n",
          sfc_format_size(st.arena_bytes, a, sizeof a),
          sfc_format_size(st.host_arena_bytes, b, sizeof b));
-  if (strcmp(opt.device, "sim") == 0)
+  if (sim)
     printf("  predicted iteration   %.3f us (compute %.3f us, stall %.3f us)\n",
            st.predicted_iteration_us, st.compute_us, st.stall_us / (double)iterations);
   if (opt.host.integrity)

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cli_config.h"
+#include "report.h"
 #include "sfcrt.h"
 #include "units.h"
 
@@ -29,9 +30,12 @@ static const char simulate_help[] =
     "and how busy each copy engine is. The link comes from the plan (the profile it was\n"
     "compiled for) unless -c or --profile is given; then that device's link is used and\n"
     "its peak FLOP/s times ops without a measured time (otherwise such ops take 0).\n"
+    "'op times' says where the op times come from: measured on the graph's device\n"
+    "(e.g. 'cpu (measured)'), which sfc does not convert to the profile's yet.\n"
     "--json prints one object: predicted_iteration_us, compute_us, stall_us, stalls,\n"
     "h2d_busy_us, d2h_busy_us, h2d_utilisation, d2h_utilisation, swaps_in, swaps_out,\n"
-    "bytes_swapped_in, bytes_swapped_out, steps, top_stalls [{step, op, name, stall_us}].\n"
+    "bytes_swapped_in, bytes_swapped_out, steps, times_from,\n"
+    "top_stalls [{step, op, name, stall_us}].\n"
     "\n"
     "examples:\n"
     "  sfc simulate cnn.plan\n"
@@ -42,7 +46,43 @@ typedef struct sim_report {
   uint32_t top[64];     /* step indices, largest stall first */
   double top_stall[64]; /* their stalls, us */
   uint32_t top_count;
+  char times_from[128]; /* where the op times come from (report.h) */
+  char times_note[128]; /* ", not PROFILE times (...)" or "" */
 } sim_report_t;
+
+/* Every time the report prints is a finite number (an extreme op time or link in a
+ * hand-made plan could overflow a sum): the caller reports an error instead. */
+static bool report_finite(const sim_report_t *r) {
+  const sfcrt_stats_t *st = &r->st;
+  bool ok = isfinite(st->predicted_iteration_us) && isfinite(st->compute_us) &&
+            isfinite(st->stall_us) && isfinite(st->h2d_busy_us) && isfinite(st->d2h_busy_us);
+  for (uint32_t i = 0; i < r->top_count; i++)
+    ok = ok && isfinite(r->top_stall[i]);
+  return ok;
+}
+
+/* Where the plan's op times come from: the plan's META times_device, matched against
+ * the profile the link comes from. */
+static void times_source(const sfc_plan_view_t *v, const char *profile, sim_report_t *r) {
+  uint32_t measured = 0;
+  for (uint32_t i = 0; i < v->op_count; i++)
+    measured += v->ops[i].time_us >= 0 && isfinite(v->ops[i].time_us);
+  const char *device = sfc_plan_string(v, v->meta.times_device);
+  sfc_times_from(device, measured, v->op_count, r->times_from, sizeof r->times_from);
+  sfc_times_note(device, measured, profile, r->times_note, sizeof r->times_note);
+}
+
+/* s as the body of a JSON string. */
+static void put_json_text(const char *s) {
+  for (const char *c = s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      printf("\\%c", *c);
+    else if ((unsigned char)*c < 0x20)
+      printf("\\u%04x", (unsigned char)*c);
+    else
+      putchar(*c);
+  }
+}
 
 static double ns(double us) {
   return round(us * 1e3);
@@ -90,11 +130,14 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   double d2h = opt->sim.d2h_bytes_per_s > 0 ? opt->sim.d2h_bytes_per_s : v->meta.d2h_bytes_per_s;
   double duplex = opt->sim.duplex_factor > 0 ? opt->sim.duplex_factor : v->meta.duplex_factor;
   double lat = opt->sim.copy_latency_s > 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
-  printf("sfc simulate: %s (graph %s, profile %s)\n", path, sfc_plan_string(v, v->meta.graph_name),
-         sfc_plan_string(v, v->meta.profile_name));
+  char n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES]; /* names, escaped */
+  printf("sfc simulate: %s (graph %s, profile %s)\n", path,
+         sfc_name_shown(sfc_plan_string(v, v->meta.graph_name), n1),
+         sfc_name_shown(sfc_plan_string(v, v->meta.profile_name), n2));
   printf("  link                  h2d %s, d2h %s, duplex %.2f, latency %.3f us (%s)\n",
          sfc_format_rate(h2d, a, sizeof a), sfc_format_rate(d2h, b, sizeof b), duplex, lat * 1e6,
          link_source);
+  printf("  op times              %s%s\n", r->times_from, r->times_note);
   printf("  steps                 %u\n", v->step_count);
   printf("  predicted iteration   %.3f us\n", st->predicted_iteration_us);
   printf("  compute only          %.3f us\n", st->compute_us);
@@ -111,7 +154,7 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
     for (uint32_t i = 0; i < r->top_count; i++) {
       const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
       printf("                        %8u %8" PRId64 "  %-28.28s %12.3f\n", r->top[i], op->graph_id,
-             sfc_plan_string(v, op->name), r->top_stall[i]);
+             sfc_name_shown(sfc_plan_string(v, op->name), n1), r->top_stall[i]);
     }
   }
 }
@@ -122,22 +165,17 @@ static void print_json(const sfc_plan_view_t *v, const sim_report_t *r) {
          "\"stalls\":%" PRIu64 ",\"h2d_busy_us\":%.6f,\"d2h_busy_us\":%.6f,"
          "\"h2d_utilisation\":%.6f,\"d2h_utilisation\":%.6f,\"swaps_in\":%" PRIu64
          ",\"swaps_out\":%" PRIu64 ",\"bytes_swapped_in\":%" PRIu64
-         ",\"bytes_swapped_out\":%" PRIu64 ",\"steps\":%u,\"top_stalls\":[",
+         ",\"bytes_swapped_out\":%" PRIu64 ",\"steps\":%u,\"times_from\":\"",
          st->predicted_iteration_us, st->compute_us, st->stall_us, st->stalls, st->h2d_busy_us,
          st->d2h_busy_us, pct(st->h2d_busy_us, st->predicted_iteration_us) / 100,
          pct(st->d2h_busy_us, st->predicted_iteration_us) / 100, st->swaps_in, st->swaps_out,
          st->bytes_swapped_in, st->bytes_swapped_out, v->step_count);
+  put_json_text(r->times_from);
+  printf("\",\"top_stalls\":[");
   for (uint32_t i = 0; i < r->top_count; i++) {
     const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
     printf("%s{\"step\":%u,\"op\":%" PRId64 ",\"name\":\"", i ? "," : "", r->top[i], op->graph_id);
-    for (const char *c = sfc_plan_string(v, op->name); *c; c++) {
-      if (*c == '"' || *c == '\\')
-        printf("\\%c", *c);
-      else if ((unsigned char)*c < 0x20)
-        printf("\\u%04x", (unsigned char)*c);
-      else
-        putchar(*c);
-    }
+    put_json_text(sfc_plan_string(v, op->name));
     printf("\",\"stall_us\":%.6f}", r->top_stall[i]);
   }
   printf("]}\n");
@@ -184,7 +222,7 @@ static int run_simulate(int argc, char **argv) {
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "sim";
-  char link_source[128] = "the plan's";
+  char link_source[128] = "the plan's", profile[SFC_NAME_BYTES] = "";
   if (have_cfg) {
     sfc_config_t cfg;
     if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
@@ -195,6 +233,7 @@ static int run_simulate(int argc, char **argv) {
     opt.sim.copy_latency_s = cfg.device.copy_latency_s;
     opt.sim.flops_per_s = cfg.device.peak_flops;
     snprintf(link_source, sizeof link_source, "device %s", cfg.device.name);
+    snprintf(profile, sizeof profile, "%s", cfg.device.name);
   }
   sfcrt_plan_t *plan = NULL;
   if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
@@ -202,11 +241,17 @@ static int run_simulate(int argc, char **argv) {
   sim_report_t r;
   memset(&r, 0, sizeof r);
   sfc_status_t st = simulate(plan, &opt, &r, top_n, &err);
+  if (st == SFC_OK && !report_finite(&r))
+    st = sfc_error_set(&err, SFC_ERR_BAD_INPUT,
+                       "the predicted times overflow (an op time or the link in the plan is "
+                       "out of range)");
   if (st != SFC_OK) {
     sfc_error_prefix(&err, path);
     sfcrt_plan_destroy(plan);
     return sfc_cli_fail(&err);
   }
+  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+  times_source(v, have_cfg ? profile : sfc_plan_string(v, v->meta.profile_name), &r);
   if (json)
     print_json(sfcrt_plan_view(plan), &r);
   else

@@ -4,7 +4,8 @@
  * load_graph_input.c turns the bytes (gzip or not) into a cJSON tree; this file walks
  * the tree once, in document order, and fills the graph:
  *
- *   root     duplicate keys, format, version, name, batch (optional), the tensors and ops arrays
+ *   root     duplicate keys, format, version, name, batch and device (optional), the tensors
+ *            and ops arrays
  *   tensors  id (unique, via an open-addressing hash map id -> index), name, bytes
  *            (1..2^50, running total bounded by SFC_MAX_TOTAL_BYTES), kind, shape,
  *            dtype, batch_axis; persistent kinds get SFC_TENSOR_PERSISTENT
@@ -14,6 +15,10 @@
  *            time_us, time_fixed_us (0 .. time_us), flops, workspace_bytes (lowered to
  *            a synthetic workspace tensor appended after the file's tensors),
  *            backward_of (an earlier op)
+ *
+ * Numbers are judged on the file's digits where the double differs (an integer above
+ * 2^53, a fraction that rounds to an integer: sfc_graph_input_number), and quoted with
+ * them; every integer field ends within +-(2^53 - 1).
  *
  * Every object is checked for duplicate keys (cJSON keeps both). The first problem
  * found stops the load with one line "<path>: $.ops[3].inputs[0]: reason"; the JSON
@@ -38,8 +43,8 @@
 #include "load_graph_internal.h"
 
 #define ATTR_MAX      INT64_C(2147483647) /* spatial attrs and groups: at most 2^31 - 1 */
-#define FLOPS_MAX     (INT64_C(1) << 62)
-#define DUP_QUADRATIC 64 /* objects up to this many keys are checked pairwise */
+#define FLOPS_MAX     SFC_MAX_ID          /* 2^53 - 1: like every integer, exact in a double */
+#define DUP_QUADRATIC 64                  /* objects up to this many keys are checked pairwise */
 
 /* ---- JSON paths and errors ------------------------------------------------------------ */
 
@@ -79,12 +84,13 @@ typedef struct idmap { /* open addressing, linear probing; key stored as id + 1 
 typedef struct loader {
   sfc_graph_t *graph;
   sfc_error_t *err;
-  const char *prefix;   /* file path, or NULL */
-  sfc_pool_t scratch;   /* maps and flags; freed when the load ends */
-  idmap_t tensor_ids;   /* tensor id -> index */
-  idmap_t op_ids;       /* op id -> index */
-  uint8_t *produced;    /* [n_file_tensors] 1 once an op has written the tensor */
-  uint64_t total_bytes; /* sum of all tensors' bytes so far */
+  const char *prefix;        /* file path, or NULL */
+  const sfc_json_doc_t *doc; /* the raw text of numbers a double does not show */
+  sfc_pool_t scratch;        /* maps and flags; freed when the load ends */
+  idmap_t tensor_ids;        /* tensor id -> index */
+  idmap_t op_ids;            /* op id -> index */
+  uint8_t *produced;         /* [n_file_tensors] 1 once an op has written the tensor */
+  uint64_t total_bytes;      /* sum of all tensors' bytes so far */
   uint64_t total_operands;
   uint32_t tensor_cap; /* file tensors + ops that may declare a workspace */
 } loader_t;
@@ -136,6 +142,13 @@ static const char *num_text(double d, char buf[40]) {
       break;
   }
   return buf;
+}
+
+/* Number v (whose double is d) for a message: its digits as the file wrote them when
+ * the double does not show its value (9007199254740993, 1e400), else num_text(d). */
+static const char *show_num(const loader_t *L, const cJSON *v, double d, char buf[40]) {
+  const char *raw = sfc_graph_input_number(L->doc, v, NULL);
+  return raw ? raw : num_text(d, buf);
 }
 
 /* A string from the file, quoted for a message (at most 40 bytes, escaped). */
@@ -295,19 +308,27 @@ static sfc_status_t get_name(loader_t *L, const cJSON *v, const jpath_t *p, cons
   return SFC_OK;
 }
 
-/* A JSON number with an integral value (1 and 1.0 are the same), as a double. */
+/* A JSON number with an integral value (1 and 1.0 are the same), as a double. The
+ * value is judged on the file's digits, not on the double: 4.0000000000000001 is not an
+ * integer, 1e400 is. One above 2^53 comes back rounded (or infinite), but still beyond
+ * +-(2^53 - 1), where every caller's range ends, so it is refused with its real digits
+ * (show_num). */
 static sfc_status_t get_integral(loader_t *L, const cJSON *v, const jpath_t *p, double *out) {
   char num[40];
+  unsigned flags = SFC_JSON_NUM_INTEGRAL;
   if (!cJSON_IsNumber(v))
     return fail(L, SFC_ERR_BAD_INPUT, p, "expected an integer, got %s", type_name(v));
   double d = v->valuedouble;
-  if (!isfinite(d) || d != floor(d))
-    return fail(L, SFC_ERR_BAD_INPUT, p, "expected an integer, got %s", num_text(d, num));
+  const char *raw = sfc_graph_input_number(L->doc, v, &flags);
+  if (raw ? !(flags & SFC_JSON_NUM_INTEGRAL) : !isfinite(d) || d != floor(d))
+    return fail(L, SFC_ERR_BAD_INPUT, p, "expected an integer, got %s",
+                raw ? raw : num_text(d, num));
   *out = d;
   return SFC_OK;
 }
 
-/* An integer in [lo, hi] (both within +-2^62, so the conversions are exact and safe). */
+/* An integer in [lo, hi] (both within +-(2^53 - 1), so the conversions are exact and
+ * safe, and a value beyond, rounded or not, is out of range). */
 static sfc_status_t get_int(loader_t *L, const cJSON *v, const jpath_t *p, int64_t lo, int64_t hi,
                             int64_t *out) {
   double d = 0;
@@ -315,10 +336,10 @@ static sfc_status_t get_int(loader_t *L, const cJSON *v, const jpath_t *p, int64
   SFC_TRY(get_integral(L, v, p, &d));
   if (d < (double)lo)
     return fail(L, SFC_ERR_BAD_INPUT, p, "must be at least %" PRId64 ", got %s", lo,
-                num_text(d, num));
+                show_num(L, v, d, num));
   if (d > (double)hi)
     return fail(L, SFC_ERR_BAD_INPUT, p, "must be at most %" PRId64 ", got %s", hi,
-                num_text(d, num));
+                show_num(L, v, d, num));
   *out = (int64_t)d;
   return SFC_OK;
 }
@@ -331,10 +352,10 @@ static sfc_status_t get_bytes(loader_t *L, const cJSON *v, const jpath_t *p, boo
   SFC_TRY(get_integral(L, v, p, &d));
   if (d < (zero_ok ? 0.0 : 1.0))
     return fail(L, SFC_ERR_BAD_INPUT, p, "must be at least %d, got %s", zero_ok ? 0 : 1,
-                num_text(d, num));
+                show_num(L, v, d, num));
   if (d > (double)SFC_MAX_TENSOR_BYTES)
     return fail(L, SFC_ERR_LIMIT, p, "must be at most %" PRIu64 " (1 PiB), got %s",
-                SFC_MAX_TENSOR_BYTES, num_text(d, num));
+                SFC_MAX_TENSOR_BYTES, show_num(L, v, d, num));
   *out = (uint64_t)d;
   return SFC_OK;
 }
@@ -448,16 +469,14 @@ static sfc_status_t load_tensor(loader_t *L, const cJSON *v, const jpath_t *p, u
     SFC_TRY(get_integral(L, f[T_BATCH_AXIS], &fp, &d));
     if (t->ndim == 0 && d != -1)
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be -1 when the tensor has no shape, got %s",
-                  num_text(d, num));
+                  show_num(L, f[T_BATCH_AXIS], d, num));
     if (d < -1 || d >= t->ndim)
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be -1 or an axis of the shape (0..%d), got %s",
-                  t->ndim - 1, num_text(d, num));
+                  t->ndim - 1, show_num(L, f[T_BATCH_AXIS], d, num));
     t->batch_axis = (int8_t)d;
   }
 
   t->flags = sfc_kind_is_persistent(t->kind) ? SFC_TENSOR_PERSISTENT : 0;
-  t->first_step = SFC_PLAN_NONE;
-  t->last_step = SFC_PLAN_NONE;
   return SFC_OK;
 }
 
@@ -594,7 +613,7 @@ static sfc_status_t load_operands(loader_t *L, const cJSON *v, const jpath_t *p,
     uint32_t t =
         d >= 0 && d <= (double)SFC_MAX_ID ? idmap_find(&L->tensor_ids, (int64_t)d) : SFC_PLAN_NONE;
     if (t == SFC_PLAN_NONE)
-      return fail(L, SFC_ERR_BAD_INPUT, &ep, "no tensor has id %s", num_text(d, num));
+      return fail(L, SFC_ERR_BAD_INPUT, &ep, "no tensor has id %s", show_num(L, c, d, num));
     const sfc_tensor_t *tensor = &L->graph->tensors[t];
     if (inputs && !(tensor->flags & SFC_TENSOR_PERSISTENT) && !L->produced[t]) {
       char q[200];
@@ -643,8 +662,6 @@ static sfc_status_t add_workspace(loader_t *L, const jpath_t *p, sfc_op_t *op) {
   t->dtype = SFC_DTYPE_UNKNOWN;
   t->batch_axis = -1;
   t->flags = SFC_TENSOR_SYNTHETIC;
-  t->first_step = SFC_PLAN_NONE;
-  t->last_step = SFC_PLAN_NONE;
   op->workspace = g->n_tensors++;
   return SFC_OK;
 }
@@ -660,21 +677,22 @@ static sfc_status_t load_backward_of(loader_t *L, const cJSON *v, const jpath_t 
       d >= 0 && d <= (double)SFC_MAX_ID ? idmap_find(&L->op_ids, (int64_t)d) : SFC_PLAN_NONE;
   if (b == index)
     return fail(L, SFC_ERR_BAD_INPUT, p, "op %s is this op; backward_of must name an earlier op",
-                num_text(d, num));
+                show_num(L, v, d, num));
   if (b != SFC_PLAN_NONE) {
     *out = b;
     return SFC_OK;
   }
   uint32_t later = index + 1;
-  for (const cJSON *c = self->next; c; c = c->next, later++) {
+  for (const cJSON *c = d >= 0 && d <= (double)SFC_MAX_ID ? self->next : NULL; c;
+       c = c->next, later++) {
     const cJSON *id = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "id") : NULL;
     if (cJSON_IsNumber(id) && id->valuedouble == d)
       return fail(L, SFC_ERR_BAD_INPUT, p,
                   "op %s is listed later, at $.ops[%" PRIu32 "]; backward_of must name an "
                   "earlier op",
-                  num_text(d, num), later);
+                  show_num(L, v, d, num), later);
   }
-  return fail(L, SFC_ERR_BAD_INPUT, p, "no op has id %s", num_text(d, num));
+  return fail(L, SFC_ERR_BAD_INPUT, p, "no op has id %s", show_num(L, v, d, num));
 }
 
 enum {
@@ -747,7 +765,7 @@ static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint3
     double d = f[O_TIME_US]->valuedouble;
     if (!isfinite(d) || d < 0)
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be a finite number >= 0, got %s",
-                  num_text(d, num));
+                  show_num(L, f[O_TIME_US], d, num));
     op->time_us = d;
   }
 
@@ -763,7 +781,7 @@ static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint3
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "given without time_us");
     if (!isfinite(d) || d < 0 || d > op->time_us)
       return fail(L, SFC_ERR_BAD_INPUT, &fp, "must be a number from 0 to time_us (%s), got %s",
-                  num_text(op->time_us, lim), num_text(d, num));
+                  num_text(op->time_us, lim), show_num(L, f[O_TIME_FIXED_US], d, num));
     op->time_fixed_us = d;
   }
 
@@ -792,9 +810,9 @@ static sfc_status_t load_op(loader_t *L, const cJSON *v, const jpath_t *p, uint3
 
 /* ---- the root ---------------------------------------------------------------------------- */
 
-enum { R_FORMAT, R_VERSION, R_NAME, R_TENSORS, R_OPS, R_BATCH, R_COUNT };
-static const char *const root_keys[R_COUNT] = {"format",  "version", "name",
-                                               "tensors", "ops",     "batch"};
+enum { R_FORMAT, R_VERSION, R_NAME, R_TENSORS, R_OPS, R_BATCH, R_DEVICE, R_COUNT };
+static const char *const root_keys[R_COUNT] = {"format", "version", "name",  "tensors",
+                                               "ops",    "batch",   "device"};
 
 static sfc_status_t load_root(loader_t *L, const cJSON *root) {
   sfc_graph_t *g = L->graph;
@@ -817,7 +835,7 @@ static sfc_status_t load_root(loader_t *L, const cJSON *root) {
   SFC_TRY(get_integral(L, f[R_VERSION], &fp, &version));
   if (version != 1)
     return fail(L, SFC_ERR_VERSION, &fp, "unsupported version %s (this sfc reads version 1)",
-                num_text(version, num));
+                show_num(L, f[R_VERSION], version, num));
 
   fp = key_path(NULL, "name");
   SFC_TRY(get_name(L, f[R_NAME], &fp, &g->name));
@@ -827,6 +845,8 @@ static sfc_status_t load_root(loader_t *L, const cJSON *root) {
     fp = key_path(NULL, "batch");
     SFC_TRY(get_int(L, f[R_BATCH], &fp, 1, SFC_MAX_ID, &g->batch));
   }
+  fp = key_path(NULL, "device"); /* optional: where time_us was measured, e.g. "cpu" */
+  SFC_TRY(get_name(L, f[R_DEVICE], &fp, &g->device));
 
   jpath_t tp = key_path(NULL, "tensors"), opp = key_path(NULL, "ops");
   uint32_t n_tensors, n_ops;
@@ -871,13 +891,18 @@ static sfc_status_t load_root(loader_t *L, const cJSON *root) {
 
 static sfc_status_t load(const char *data, size_t bytes, const char *prefix,
                          sfc_graph_t **out_graph, sfc_error_t *err) {
-  cJSON *root = NULL;
-  SFC_TRY(sfc_graph_input_parse(data, bytes, prefix, &root, err));
+  sfc_json_doc_t doc;
+  sfc_status_t status = sfc_graph_input_parse(data, bytes, prefix, &doc, err);
+  if (status != SFC_OK) {
+    sfc_json_doc_free(&doc);
+    return status;
+  }
+  const cJSON *root = doc.root;
   loader_t L;
   memset(&L, 0, sizeof L);
   L.err = err;
   L.prefix = prefix;
-  sfc_status_t status;
+  L.doc = &doc;
   if (!cJSON_IsObject(root)) {
     status = fail(&L, SFC_ERR_BAD_INPUT, NULL, "expected an object, got %s", type_name(root));
   } else if (!(L.graph = calloc(1, sizeof *L.graph))) {
@@ -885,7 +910,7 @@ static sfc_status_t load(const char *data, size_t bytes, const char *prefix,
   } else {
     status = load_root(&L, root);
   }
-  cJSON_Delete(root);
+  sfc_json_doc_free(&doc);
   sfc_pool_free_all(&L.scratch);
   if (status != SFC_OK) {
     sfc_graph_destroy(L.graph);

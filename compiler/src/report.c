@@ -3,6 +3,8 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <string.h>
 
 #include "units.h"
 
@@ -12,13 +14,49 @@ static void line_bytes(FILE *out, const char *label, uint64_t bytes) {
           bytes);
 }
 
+#define SHOWN_DEVICE_CHARS 60 /* a device name in times_from is cut after this many */
+
+const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops, char *buf,
+                           size_t buf_bytes) {
+  char shown[SFC_NAME_SHOWN_BYTES];
+  const char *dev = device && *device ? sfc_name_shown(device, shown) : "unknown device";
+  if (measured == 0)
+    snprintf(buf, buf_bytes, "none");
+  else if (measured < ops)
+    snprintf(buf, buf_bytes, "%.*s (measured, %u of %u ops)", SHOWN_DEVICE_CHARS, dev, measured,
+             ops);
+  else
+    snprintf(buf, buf_bytes, "%.*s (measured)", SHOWN_DEVICE_CHARS, dev);
+  return buf;
+}
+
+const char *sfc_times_note(const char *device, uint32_t measured, const char *profile, char *buf,
+                           size_t buf_bytes) {
+  if (measured == 0 || (device && profile && strcmp(device, profile) == 0))
+    snprintf(buf, buf_bytes, "%s", "");
+  else if (!device || !*device)
+    snprintf(buf, buf_bytes, ", maybe not %s times (the graph does not name its device)", profile);
+  else
+    snprintf(buf, buf_bytes, ", not %s times (no device time model yet)", profile);
+  return buf;
+}
+
+uint32_t sfc_graph_measured_ops(const sfc_graph_t *g) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < g->n_ops; i++)
+    n += g->ops[i].time_us >= 0 && isfinite(g->ops[i].time_us);
+  return n;
+}
+
 void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_path,
                         uint64_t plan_bytes, FILE *out) {
   const sfc_graph_t *g = ir->graph;
   const sfc_config_t *cfg = ir->config;
-  char h[32];
-  fprintf(out, "sfc compile: %s (%u ops, %u tensors) for %s\n", *g->name ? g->name : "(unnamed)",
-          g->n_ops, g->n_file_tensors, cfg->device.name);
+  char h[32], from[128], note[128];
+  char name[SFC_NAME_SHOWN_BYTES], profile[SFC_NAME_SHOWN_BYTES];
+  fprintf(out, "sfc compile: %s (%u ops, %u tensors) for %s\n",
+          *g->name ? sfc_name_shown(g->name, name) : "(unnamed)", g->n_ops, g->n_file_tensors,
+          sfc_name_shown(cfg->device.name, profile));
   fprintf(out, "  %-18s %12u\n", "steps", ir->n_steps);
   fprintf(out, "  %-18s %12u\n", "device blocks", ir->n_blocks);
   line_bytes(out, "in-core peak", ir->in_core_peak);
@@ -35,6 +73,10 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
             sfc_format_size(cfg->budget_bytes, h, sizeof h),
             sfc_format_size(ir->arena_bytes - cfg->budget_bytes, more, sizeof more));
   }
+  uint32_t measured = sfc_graph_measured_ops(g);
+  fprintf(out, "  %-18s %s%s\n", "op times",
+          sfc_times_from(g->device, measured, g->n_ops, from, sizeof from),
+          sfc_times_note(g->device, measured, cfg->device.name, note, sizeof note));
   fprintf(out, "  %-18s %12.3f ms\n", "compile time", seconds * 1e3);
   if (plan_path)
     fprintf(out, "  %-18s %12s  %s\n", "plan", sfc_format_size(plan_bytes, h, sizeof h), plan_path);
@@ -49,22 +91,37 @@ void sfc_report_dump_ir(const sfc_ir_t *ir, const char *after_pass, FILE *out) {
     fprintf(out, "steps %u\n", ir->n_steps);
     for (uint32_t s = 0; s < ir->n_steps; s++) {
       const sfc_op_t *op = &g->ops[ir->steps[s].op];
-      fprintf(out, "  step %u: op %u %s \"%s\" (%s)", s, ir->steps[s].op, op->type, op->name,
+      char type[SFC_NAME_SHOWN_BYTES], name[SFC_NAME_SHOWN_BYTES];
+      fprintf(out, "  step %u: op %u %s \"%s\" (%s)", s, ir->steps[s].op,
+              sfc_name_shown(op->type, type), sfc_name_shown(op->name, name),
               sfc_phase_name(op->phase));
       if (ir->live_bytes)
         fprintf(out, " live %" PRIu64, ir->live_bytes[s]);
+      if (ir->steps[s].time_us >= 0)
+        fprintf(out, " time %.3f us", ir->steps[s].time_us);
+      static const char *access[] = {"?", "R", "W", "RW"};
+      fputs(" uses", out);
+      for (uint32_t k = 0; k < ir->steps[s].use_count; k++) {
+        const sfc_use_t *u = &ir->uses[ir->steps[s].use_begin + k];
+        fprintf(out, " %u:%s", u->tensor, access[u->access & 3]);
+      }
       fputc('\n', out);
     }
   }
   fprintf(out, "tensors %u\n", g->n_tensors);
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const sfc_tensor_t *x = &g->tensors[t];
-    fprintf(out, "  tensor %u id %" PRId64 " \"%s\" %s %" PRIu64 " B", t, x->id, x->name,
-            sfc_tensor_kind_name(x->kind), x->bytes);
-    if (x->flags & SFC_TENSOR_UNUSED)
+    char name[SFC_NAME_SHOWN_BYTES];
+    fprintf(out, "  tensor %u id %" PRId64 " \"%s\" %s %" PRIu64 " B", t, x->id,
+            sfc_name_shown(x->name, name), sfc_tensor_kind_name(x->kind), x->bytes);
+    if (ir->live && sfc_ir_tensor_unused(ir, t)) {
       fputs(" unused", out);
-    else if (x->first_step != SFC_PLAN_NONE)
-      fprintf(out, " live [%u, %u]", x->first_step, x->last_step);
+    } else if (ir->live) {
+      const sfc_live_t *l = &ir->live[t];
+      fprintf(out, " live [%u, %u] uses", l->first_step, l->last_step);
+      for (uint32_t k = 0; k < l->use_count; k++)
+        fprintf(out, " %u", ir->use_steps[l->use_begin + k]);
+    }
     fputc('\n', out);
   }
   if (ir->blocks) {
@@ -72,8 +129,9 @@ void sfc_report_dump_ir(const sfc_ir_t *ir, const char *after_pass, FILE *out) {
             ir->lower_bound, ir->arena_bytes);
     for (uint32_t b = 0; b < ir->n_blocks; b++) {
       const sfc_block_t *x = &ir->blocks[b];
-      fprintf(out, "  block %u tensor %u [%u, %u] %" PRIu64 " B at %" PRIu64 "\n", b, x->tensor,
-              x->first_step, x->last_step, x->bytes, x->offset);
+      fprintf(out, "  block %u tensor %u [%u, %u] %" PRIu64 " B at %" PRIu64 " %s%s\n", b,
+              x->tensor, x->first_step, x->last_step, x->bytes, x->offset,
+              x->arena == SFC_ARENA_HOST ? "host" : "device", x->placed ? " pre-placed" : "");
     }
   }
 }

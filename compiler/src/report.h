@@ -2,9 +2,29 @@
 #ifndef SFC_REPORT_H
 #define SFC_REPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ir.h"
+
+/* Where the op times of a prediction come from, as `sfc compile` and `sfc simulate`
+ * print it (and as "times_from" in --json): "none" when no op has a measured time;
+ * "DEVICE (measured)" when every op has one, "DEVICE (measured, K of N ops)" when
+ * only K of the N ops have one, where DEVICE is the graph's `device` field (the plan's
+ * META times_device), or "unknown device" when it records none. Returns buf. */
+const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops, char *buf,
+                           size_t buf_bytes);
+
+/* The note that follows times_from in a human summary when the measured times may not
+ * be the profile's: ", not PROFILE times (no device time model yet)" for another
+ * device, ", maybe not PROFILE times (...)" when the device is not recorded, and ""
+ * when no op has a measured time or the device is named exactly PROFILE. Returns buf. */
+const char *sfc_times_note(const char *device, uint32_t measured, const char *profile, char *buf,
+                           size_t buf_bytes);
+
+/* The number of ops of g with a measured time (time_us >= 0). */
+uint32_t sfc_graph_measured_ops(const sfc_graph_t *g);
 
 /* The summary `sfc compile` prints (see docs/cli.md). plan_path/plan_bytes may be
  * NULL/0 when no plan was written. */

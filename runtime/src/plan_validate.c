@@ -90,6 +90,7 @@ static sfc_status_t refs_graph(vctx_t *c) {
   SFC_TRY(ref_str(c, v->meta.graph_name, "META", NONE, "graph_name"));
   SFC_TRY(ref_str(c, v->meta.profile_name, "META", NONE, "profile_name"));
   SFC_TRY(ref_str(c, v->meta.generator, "META", NONE, "generator"));
+  SFC_TRY(ref_str(c, v->meta.times_device, "META", NONE, "times_device"));
   const sfc_plan_header_t *h = &v->header;
   REF(h->alignment != 0 && (h->alignment & (h->alignment - 1)) == 0,
       "header: alignment %" PRIu32 " is not a power of two", h->alignment);

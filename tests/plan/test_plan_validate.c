@@ -68,6 +68,9 @@ static void operand_tensor_oob(pb_t *b) {
 static void name_oob(pb_t *b) {
   pb_tensor_at(b, 1)->name = 9999;
 }
+static void times_device_oob(pb_t *b) {
+  pb_meta(b)->times_device = 9999;
+}
 static void bad_kind(pb_t *b) {
   pb_tensor_at(b, 2)->kind = 9;
 }
@@ -234,6 +237,8 @@ static const row_t rows[] = {
      "OP_OPERANDS[1]: tensor 4 is out of range (4 tensors)"},
     {"string out of range", 0, name_oob, SFC_ERR_BAD_INPUT,
      "TENSORS[1].name: string offset 9999 is past the string table (%S bytes)"},
+    {"times_device out of range", 0, times_device_oob, SFC_ERR_BAD_INPUT,
+     "META.times_device: string offset 9999 is past the string table (%S bytes)"},
     {"bad kind", 0, bad_kind, SFC_ERR_BAD_INPUT, "TENSORS[2].kind: 9 is not a tensor kind"},
     {"operands past", 0, operands_past, SFC_ERR_BAD_INPUT,
      "STEPS[2]: operands [5, 7) extend past STEP_OPERANDS (6 entries)"},

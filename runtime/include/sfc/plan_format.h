@@ -193,7 +193,9 @@ typedef struct sfc_plan_meta {
   double duplex_factor;        /*  56 each direction's share when both copy at once */
   double copy_latency_s;       /*  64 fixed cost per copy */
   uint64_t va_chunk_bytes;     /*  72 physical chunk size for virtual-addressing mode */
-  uint64_t reserved[4];        /*  80 zero */
+  uint32_t times_device;       /*  80 (1.1) string: device the ops' time_us were measured on */
+  uint32_t reserved0;          /*  84 zero */
+  uint64_t reserved[3];        /*  88 zero */
 } sfc_plan_meta_t;             /* 112 */
 
 typedef struct sfc_plan_tensor {

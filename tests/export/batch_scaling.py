@@ -85,7 +85,8 @@ def main():
         graphs = []
         for b in a.batches:
             out = os.path.join(tmp, f"b{b}.json.gz")
-            cmd = [exporter, a.model, "--batch", str(b), "-o", out, "-q", "--no-profile"]
+            # profiled, as a user's export is: the memory numbers include the workspaces
+            cmd = [exporter, a.model, "--batch", str(b), "-o", out, "-q"]
             if a.image_size:
                 cmd += ["--image-size", str(a.image_size)]
             if a.seq_len:

@@ -21,7 +21,8 @@ not against the exporter's own numbers:
   * the raw allocation trace is a valid DSA instance (lower < upper, sizes match) whose
     max live bytes (`sfc pack`) is the recorder's peak and near the profiler's;
   * the export-vs-PyTorch check: sfc's in-core peak / PyTorch's measured peak is within
-    [0.97, 1.01] (why this tolerance: docs/exporter.md, "Export vs PyTorch");
+    [0.98, 1.01], the exporter's own promise (docs/exporter.md, "Memory accounting";
+    every model there comes out at 1.0000);
   * bad models fail with one line and exit 2.
 
 Exit 77 (skip) when PyTorch is not installed. SFC points at the sfc binary.
@@ -153,6 +154,8 @@ class TinyCnn(unittest.TestCase):
             if op["phase"] == "forward" and op["type"] in ("convolution", "relu", "addmm",
                                                            "max_pool2d_with_indices"):
                 for o in op["outputs"]:
+                    if ".workspace" in self.t[o]["name"]:  # a kernel's scratch, not a result
+                        continue
                     self.assertEqual(self.t[o].get("batch_axis"), 0, (op, self.t[o]))
         # gradients of params have the params' shapes and no batch axis
         pshapes = {tuple(t["shape"]) for t in self.g["tensors"] if t["kind"] == "param"}
@@ -197,9 +200,13 @@ class TinyCnn(unittest.TestCase):
         for rid, lo, hi, size in rows[1:]:
             self.assertLess(int(lo), int(hi))
             self.assertEqual(int(size), sizes[rid])
-        self.assertEqual(len(rows) - 1, len(self.g["tensors"]))
+        # every storage is a row; a kernel's scratch made explicit (op<k>.<type>.workspace)
+        # is not a storage
+        storages = [t for t in self.g["tensors"] if ".workspace" not in t["name"]]
+        self.assertEqual(len(rows) - 1, len(storages))
         # the trace's max live bytes (sfc pack's lower bound) is the recorder's own peak,
-        # and close to what the profiler saw (the allocator's events)
+        # and close to what the profiler saw (the allocator's events; the trace has no
+        # op workspaces)
         p = subprocess.run([SFC, "pack", self.trace], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         lb = int([ln for ln in p.stdout.splitlines() if "lower bound" in ln][0].split()[2])
@@ -210,7 +217,7 @@ class TinyCnn(unittest.TestCase):
         s = compile_json(self.path)
         m = self.g["measured"]
         ratio = s["in_core_peak_bytes"] / m["torch_peak_bytes"]
-        self.assertGreaterEqual(ratio, 0.97)
+        self.assertGreaterEqual(ratio, 0.98)
         self.assertLessEqual(ratio, 1.01)
 
 
@@ -224,7 +231,7 @@ class TinyMlp(unittest.TestCase):
         fwd = [op["flops"] for op in mm if op["phase"] == "forward"]
         self.assertEqual(fwd, [2 * 8 * 32 * 64, 2 * 8 * 64 * 10])
         ratio = s["in_core_peak_bytes"] / g["measured"]["torch_peak_bytes"]
-        self.assertTrue(0.97 <= ratio <= 1.01, ratio)
+        self.assertTrue(0.98 <= ratio <= 1.01, ratio)
 
     def test_adam(self):
         path, g, _ = export("tiny-mlp", 4, "--optimizer", "adam")

@@ -1,6 +1,8 @@
 """exporter.py — sfc-export's driver: build the model, run one real training iteration
-under the recorder (record.py), find the batch axis, measure PyTorch's own peak, and
-write sfc-graph v1 (docs/exporter.md, docs/graph-format.md).
+under the recorder (record.py), account for every byte PyTorch's allocator handed out
+(account.py), find the batch axis, compare the graph's in-core peak with PyTorch's own
+peak (a warning beyond 2 %), and write sfc-graph v1 (docs/exporter.md,
+docs/graph-format.md).
 
 The iteration recorded is the SECOND one: a first, unrecorded iteration creates the
 optimizer state (momentum, Adam moments) and warms the allocator and kernels up, so the
@@ -22,10 +24,15 @@ with an op of the probe gets time_fixed_us, the batch-independent part a of the 
 t(b) = a + c*b through its two (batch, time) points, clamped to [0, time_us]
 (fixed_time); `sfc compile --batch N` then predicts a + (time_us - a) * N / B
 (compiler/src/batch_scale.c). Cost: 2 * time_reps + 1 iterations in all.
+
+Workspaces under --batch: the probe's op gives each workspace at B2 too; one that does
+not follow sfc's rule (x N/B on ops touching a batch tensor, constant otherwise)
+becomes explicit workspace tensors, a constant and a per-sample part (_batch_workspaces).
 """
 import gzip
 import importlib
 import inspect
+import io
 import json
 import os
 import sys
@@ -33,7 +40,9 @@ import time
 
 import torch
 
+from . import account as acct
 from . import models
+from . import safe_write
 from .record import Recorder
 
 
@@ -172,16 +181,27 @@ def _declare_state(rec, model, opt, inputs, target):
             rec.declare(t, f"input.{i}", "input", batch=True)
     if isinstance(target, torch.Tensor):
         rec.declare(target, "target", "input", batch=True)
+    elif target is not None:  # a tuple, list or dict of targets
+        from torch.utils._pytree import tree_flatten
+        for i, t in enumerate(tree_flatten(target)[0]):
+            if isinstance(t, torch.Tensor):
+                rec.declare(t, f"target.{i}", "input", batch=True)
 
 
 def record_once(model, opt, example, loss_fn, device, timing, profile):
-    """Record one iteration; returns (recorder, dsa rows, measured dict)."""
+    """Record one iteration; returns (recorder, dsa rows, measured dict).
+
+    With profile (CPU), the iteration runs under torch.profiler with profile_memory=True
+    and every op inside a profiler range, and account.py applies the allocator's events
+    to the recording (workspaces, hidden tensors, PyTorch's frees; docs/exporter.md,
+    "Memory accounting"). Without it only PyTorch's frees (the recorder's own weak
+    references) are applied."""
     inputs, target = example
     opt.zero_grad(set_to_none=True)
     sync = torch.cuda.synchronize if device.type == "cuda" else None
-    rec = Recorder(timing=timing, sync=sync)
+    use_prof = profile and device.type != "cuda"
+    rec = Recorder(timing=timing, sync=sync, mark=use_prof)
     _declare_state(rec, model, opt, inputs, target)
-    baseline = sum(t["bytes"] for t in rec.tensors)
     handles = rec.attach_module_names(model)
     measured = {}
     prof = None
@@ -189,7 +209,7 @@ def record_once(model, opt, example, loss_fn, device, timing, profile):
         if device.type == "cuda":
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
-        elif profile:
+        elif use_prof:
             from torch.profiler import ProfilerActivity, profile as tprofile
             prof = tprofile(activities=[ProfilerActivity.CPU], profile_memory=True)
             prof.__enter__()
@@ -204,20 +224,23 @@ def record_once(model, opt, example, loss_fn, device, timing, profile):
     finally:
         for h in handles:
             h.remove()
-    rows = rec.finish(loss)
-    measured["state_bytes"] = baseline
-    measured["own_peak_bytes"] = rec.peak_bytes
+    rec.finish(loss)
+    events = acct.allocation_events(prof, device.type) if prof is not None else None
+    stats = acct.account(rec, events, attribute=rec.mark)
+    rec.account = stats
+    rows = acct.trace_rows(rec)
+    # the persistent state: storages that existed before the iteration and that it uses
+    state = sum(t["bytes"] for t in rec.tensors
+                if t["kind"] in acct.PERSISTENT and t["id"] not in stats["claimed"])
+    measured["state_bytes"] = state
+    measured["own_peak_bytes"] = acct.rows_peak(rows)
     if device.type == "cuda":
         measured["torch_peak_bytes"] = int(torch.cuda.max_memory_allocated())
         measured["torch_peak_source"] = "torch.cuda.max_memory_allocated"
     elif prof is not None:
-        evs = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-        cur = top = 0
-        for e in evs:
-            cur += e.nbytes()
-            top = max(top, cur)
-        measured["torch_peak_bytes"] = baseline + top
-        measured["torch_peak_source"] = "torch.profiler memory events + state_bytes"
+        measured["torch_peak_bytes"] = state + stats["torch_net_peak"]
+        measured["torch_peak_source"] = ("state_bytes + peak of the CPU allocator's blocks "
+                                         "allocated during the iteration (torch.profiler)")
     del loss
     return rec, rows, measured
 
@@ -238,6 +261,49 @@ def _min_times(rec, model, opt, example, loss_fn, dev, reps):
             if "time_us" in op and "time_us" in o2:
                 op["time_us"] = min(op["time_us"], o2["time_us"])
     return used
+
+
+PEAK_TOLERANCE = 0.02  # the in-core peak vs PyTorch's: warn when further apart
+
+
+def _batch_workspaces(rec, rec2, op_pairs, batch, batch2):
+    """Make every workspace rescale exactly under `sfc compile --batch`, which multiplies
+    workspace_bytes by N/B when the op touches a batch-carrying tensor and leaves it
+    alone otherwise. The probe's op gives the workspace at batch2: when that rule
+    already holds (linear, or constant on an op without batch tensors) nothing changes;
+    otherwise the workspace w = a + c*batch (c = (w - w2) / (batch - batch2), a whole
+    number of bytes per sample) becomes up to two explicit `workspace` tensors the op
+    produces: a bytes without a batch axis and c*batch bytes with batch_axis 0. A
+    workspace that is not affine keeps workspace_bytes (exact at the recorded batch)
+    and is counted. Returns that count."""
+    batchy = {t["id"] for t in rec.tensors if t.get("batch_axis", -1) >= 0}
+    odd = 0
+    for k, j in op_pairs.items():
+        op = rec.ops[k]
+        w, w2 = op.get("workspace_bytes", 0), rec2.ops[j].get("workspace_bytes", 0)
+        if w == 0 or op["type"] != rec2.ops[j]["type"]:
+            continue
+        touches = bool(batchy.intersection(op["inputs"]) or batchy.intersection(op["outputs"]))
+        if (w * batch2 == w2 * batch) if touches else (w == w2):
+            continue
+        c, r = divmod(w - w2, batch - batch2)
+        a = w - c * batch
+        if r != 0 or c < 0 or a < 0:
+            odd += 1
+            continue
+        del op["workspace_bytes"]
+        for part, axis in ((a, None), (c * batch, 0)):
+            if part == 0:
+                continue
+            tid = len(rec.tensors)
+            t = {"id": tid, "name": f"op{k}.{op['type']}.workspace{'' if axis is None else '.batch'}",
+                 "bytes": part, "kind": "workspace", "shape": [part], "dtype": "u8"}
+            if axis is not None:
+                t["batch_axis"] = axis
+            rec.tensors.append(t)
+            rec.alloc_op[tid] = k
+            op["outputs"].append(tid)
+    return odd
 
 
 def fixed_time(t1, t2, b1, b2):
@@ -315,7 +381,8 @@ def _batch_axes(rec_a, rec_b, batch, batch2):
             axes[ida] = -1
             continue
         diff = [i for i, (x, y) in enumerate(zip(sa, sb)) if x != y]
-        if len(diff) == 1 and sa[diff[0]] * batch2 == sb[diff[0]] * batch:
+        if len(diff) == 1 and sa[diff[0]] * batch2 == sb[diff[0]] * batch \
+                and sa[diff[0]] % batch == 0:  # sfc compile --batch needs a multiple of B
             axes[ida] = diff[0]
         else:
             nonlinear += 1
@@ -367,9 +434,10 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
     inputs, target = example
 
     def to_dev(ex):
+        from torch.utils._pytree import tree_map
         ins, tg = ex
         return (tuple(t.to(dev) if isinstance(t, torch.Tensor) else t for t in ins),
-                tg.to(dev) if isinstance(tg, torch.Tensor) else tg)
+                tree_map(lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t, tg))
     example = to_dev(example)
     if optimizer == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
@@ -399,7 +467,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
             else:
                 x = example[0][0]
                 ex2 = ((torch.randn(batch2, *x.shape[1:]),), torch.randint(0, 1000, (batch2,)))
-            rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, True, False)
+            rec2, _, _ = record_once(model, opt, to_dev(ex2), loss_fn, dev, True, profile)
             _min_times(rec2, model, opt, to_dev(ex2), loss_fn, dev, time_reps)
             axes, paired, nonlinear, exact, op_pairs = _batch_axes(rec, rec2, batch, batch2)
             info["probe_batch"] = batch2
@@ -429,6 +497,13 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         ax = axes.get(t["id"], -1)
         if ax >= 0:
             t["batch_axis"] = ax
+    info["nonlinear_workspaces"] = 0
+    if rec2 is not None:
+        info["nonlinear_workspaces"] = _batch_workspaces(rec, rec2, op_pairs, batch, batch2)
+        if info["nonlinear_workspaces"] and log:
+            log(f"sfc-export: note: {info['nonlinear_workspaces']} op workspaces are not affine "
+                f"in the batch (batch {batch} vs {batch2}): exact at batch {batch}, scaled "
+                "linearly by sfc compile --batch")
     info["fixed_times"] = 0
     if rec2 is not None:
         info["fixed_times"] = _fit_fixed_times(rec, rec2, op_pairs, batch, batch2)
@@ -442,11 +517,35 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
     info["export_s"] = round(time.perf_counter() - t_start, 2)
     measured["export_s"] = info["export_s"]  # build, warm-up, recorded + probe (+ repetitions)
     info["externals"] = rec.externals
+    info.update({k: v for k, v in rec.account.items() if k != "claimed"})
+    if measured.get("torch_peak_bytes") is not None and dev.type != "cuda":
+        measured["accounting"] = {k: rec.account[k] for k in (
+            "workspace_ops", "hidden_tensors", "hidden_bytes", "externals_produced",
+            "held_tensors", "held_bytes")}
     name = spec.replace(":", ".") + f"-b{batch}"
     graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,
              "producer": "sfc-export", "torch": torch.__version__, "device": str(dev),
              "optimizer": optimizer, "measured": measured, "tensors": rec.tensors, "ops": rec.ops}
+    peak = acct.in_core_peak(graph)
+    measured["in_core_peak_bytes"] = info["in_core_peak_bytes"] = peak
+    tp = measured.get("torch_peak_bytes")
+    if tp:
+        info["peak_ratio"] = peak / tp
+        msg = peak_warning(peak, tp)
+        if msg and log:
+            log(msg)
     return graph, rows, info
+
+
+def peak_warning(in_core, torch_peak):
+    """The warning when the graph's in-core peak and PyTorch's differ by more than
+    PEAK_TOLERANCE (relative to PyTorch's), else None."""
+    r = in_core / torch_peak
+    if abs(in_core - torch_peak) <= PEAK_TOLERANCE * torch_peak:
+        return None
+    return (f"sfc-export: warning: the graph's in-core peak ({in_core} B) is {r:.4f} x "
+            f"PyTorch's peak ({torch_peak} B), more than {PEAK_TOLERANCE:.0%} apart: memory "
+            "the export does not account for (docs/exporter.md, \"Memory accounting\")")
 
 
 def write_graph(graph, path):
@@ -459,19 +558,15 @@ def write_graph(graph, path):
         parts.append(f',\n"{key}":[\n{items}\n]')
     text = "".join(parts) + "}\n"
     data = text.encode()
-    tmp = path + ".tmp"
     if path.endswith(".gz"):
-        with open(tmp, "wb") as f:
-            with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0, compresslevel=9) as g:
-                g.write(data)
-    else:
-        with open(tmp, "wb") as f:
-            f.write(data)
-    os.replace(tmp, path)
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as g:
+            g.write(data)
+        data = buf.getvalue()
+    safe_write.write_bytes(path, data)  # a fresh temporary renamed over path (safe_write.py)
 
 
 def write_trace(rows, path):
-    with open(path, "w") as f:
-        f.write("id,lower,upper,size\n")
-        for tid, lo, hi, size in rows:
-            f.write(f"t{tid},{lo},{hi},{size}\n")
+    lines = ["id,lower,upper,size\n"]
+    lines += [f"t{tid},{lo},{hi},{size}\n" for tid, lo, hi, size in rows]
+    safe_write.write_bytes(path, "".join(lines).encode())

@@ -8,6 +8,11 @@ How it works (docs/exporter.md has the long version):
 * Tensors in the graph are STORAGES, not views: `t.storage()` gives the storage's base
   address and byte size. A view or an in-place op returns a tensor on a storage the op
   already read, so it resolves to the same graph tensor and never counts its bytes twice.
+  A tensor that shows only part of its storage (mse_loss's 0-d result over a
+  B*C*H*W-element buffer) records the storage's flat shape, so the probe finds its batch.
+* With mark=True (the profiled iterations) each op runs inside a profiler range
+  "sfc::K", K its index, so that account.py can attribute the allocator's events to ops
+  (workspaces, hidden allocations, PyTorch's frees: docs/exporter.md).
 * Identity: a base address can be freed and handed out again. Every storage we see gets a
   weak reference (`UntypedStorage._weak_ref`); before each op the recorder polls the weak
   references of the live storages, so a freed storage ends there (this is also the exact
@@ -146,10 +151,13 @@ def op_flops(name, a, outs):
 class Recorder(TorchDispatchMode):
     """Records every ATen op run while the mode is active; see the module comment."""
 
-    def __init__(self, timing=True, sync=None):
+    def __init__(self, timing=True, sync=None, mark=False):
         super().__init__()
         self.timing = timing
         self.sync = sync  # callable run after each op (torch.cuda.synchronize) or None
+        # mark: run each op inside a profiler range "sfc::K" (K = the op's index), so the
+        # profiler's allocation events can be attributed to ops (account.py)
+        self.mark = mark and hasattr(torch.ops.profiler, "_record_function_enter_new")
         self.tensors = []  # dicts in id order (id == index)
         self.ops = []
         self.phase = "forward"
@@ -162,21 +170,32 @@ class Recorder(TorchDispatchMode):
         self.obj_op = {}  # id(tensor object) -> (weakref, op index)  forward results
         self.node_op = {}  # autograd node -> forward op index
         self.cur_node = None
-        self.live_bytes = 0
-        self.peak_bytes = 0  # own accounting: max live storage bytes while an op runs
         self.loss_tid = None
+        self.ptr = {}  # tensor id -> storage base address (account.py matches allocations)
+        self.first_read = {}  # external tensor id -> index of the op that first read it
 
     # -- storages ---------------------------------------------------------------------
     def _new_tensor(self, t, st, name, kind):
         tid = len(self.tensors)
-        rec = {"id": tid, "name": name, "bytes": int(st.nbytes()), "kind": kind}
-        if t.dim() <= 8:
-            rec["shape"] = [int(x) for x in t.shape]
-        if t.dtype in DTYPES:
-            rec["dtype"] = DTYPES[t.dtype]
+        nbytes = int(st.nbytes())
+        rec = {"id": tid, "name": name, "bytes": nbytes, "kind": kind}
+        item = t.element_size()
+        if t.numel() * item != nbytes:
+            # the tensor shows part of its storage (a 0-d mse_loss result over B*C*H*W
+            # elements): describe the storage, flat, so that its batch axis can be found
+            rec["shape"] = [nbytes // item] if nbytes % item == 0 else [nbytes]
+            if nbytes % item == 0 and t.dtype in DTYPES:
+                rec["dtype"] = DTYPES[t.dtype]
+            elif nbytes % item != 0:
+                rec["dtype"] = "u8"
+        else:
+            if t.dim() <= 8:
+                rec["shape"] = [int(x) for x in t.shape]
+            if t.dtype in DTYPES:
+                rec["dtype"] = DTYPES[t.dtype]
         self.tensors.append(rec)
+        self.ptr[tid] = st.data_ptr()
         self.live[st.data_ptr()] = (tid, st._weak_ref())
-        self.live_bytes += rec["bytes"]
         return tid
 
     def declare(self, t, name, kind, batch=False):
@@ -206,7 +225,6 @@ class Recorder(TorchDispatchMode):
     def _end(self, ptr):
         tid, h = self.live.pop(ptr)
         self.freed.append((tid, len(self.ops)))
-        self.live_bytes -= self.tensors[tid]["bytes"]
         torch.UntypedStorage._free_weak_ref(h)
 
     def _poll_frees(self):
@@ -287,6 +305,7 @@ class Recorder(TorchDispatchMode):
                 self.externals += 1
                 tid = self._new_tensor(a, st, f"external.{self.externals}", "input")
                 self.alloc_op[tid] = -1
+                self.first_read[tid] = len(self.ops)
             if tid not in inputs:
                 inputs.append(tid)
             in_ptrs.add(st.data_ptr())
@@ -294,7 +313,14 @@ class Recorder(TorchDispatchMode):
                 self._note_grad_fn(a)
 
         t0 = time.perf_counter_ns()
-        out = func(*args, **kwargs)
+        if self.mark:
+            h = torch.ops.profiler._record_function_enter_new(f"sfc::{len(self.ops)}", None)
+            try:
+                out = func(*args, **kwargs)
+            finally:
+                torch.ops.profiler._record_function_exit._RecordFunction(h)
+        else:
+            out = func(*args, **kwargs)
         if self.sync:
             self.sync()
         dt = (time.perf_counter_ns() - t0) / 1000.0
@@ -309,7 +335,6 @@ class Recorder(TorchDispatchMode):
         flat_out = [o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)]
         kind = PHASE_KIND[self.phase]
         batch = any(t in self.carries for t in inputs)
-        new_bytes = 0
         for j, o in enumerate(flat_out):
             if self.phase in ("forward", "loss"):  # views too: their nodes link backward ops
                 self.obj_op[id(o)] = (_weak(o), k)
@@ -320,14 +345,12 @@ class Recorder(TorchDispatchMode):
             if tid is None:  # a fresh storage
                 tid = self._new_tensor(o, st, f"op{k}.{name}.out{j}", kind)
                 self.alloc_op[tid] = k
-                new_bytes += self.tensors[tid]["bytes"]
                 if batch:
                     self.carries.add(tid)
             elif pure_view:
                 continue
             if tid not in outputs:
                 outputs.append(tid)
-        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
 
         op = {"id": k, "name": "", "type": name, "phase": self.phase, "inputs": inputs,
               "outputs": outputs}
@@ -367,6 +390,9 @@ class Recorder(TorchDispatchMode):
         for _p, (tid, h) in list(self.live.items()):
             rows.setdefault(tid, (self.alloc_op.get(tid, -1) + 1, end))
             torch.UntypedStorage._free_weak_ref(h)
+        # the last op during which PyTorch still held each storage (found freed before op
+        # f: held through f - 1; still alive now: through the last op)
+        self.held_until = {tid: hi - 2 for tid, (_lo, hi) in rows.items()}
         self.live.clear()
         # persistent tensors start at 0; a storage produced by op k starts at k+1
         return sorted((tid, max(0, lo) if self.alloc_op.get(tid, -1) >= 0 else 0,

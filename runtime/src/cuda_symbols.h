@@ -48,6 +48,8 @@
   X(cuCtxPushCurrent, (CUcontext ctx))                                                             \
   X(cuCtxPopCurrent, (CUcontext * pctx))                                                           \
   X(cuCtxGetCurrent, (CUcontext * pctx))                                                           \
+  X(cuCtxGetDevice, (CUdevice * device))                                                           \
+  X(cuCtxSynchronize, (void))                                                                      \
   /* memory: arena mode and pinned host staging */                                                 \
   X(cuMemAlloc, (CUdeviceptr * dptr, size_t bytesize))                                             \
   X(cuMemFree, (CUdeviceptr dptr))                                                                 \
@@ -66,6 +68,8 @@
   X(cuStreamDestroy, (CUstream hStream))                                                           \
   X(cuStreamSynchronize, (CUstream hStream))                                                       \
   X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))                     \
+  X(cuStreamGetCtx, (CUstream hStream, CUcontext * pctx))                                          \
+  X(cuStreamIsCapturing, (CUstream hStream, CUstreamCaptureStatus * captureStatus))                \
   X(cuEventCreate, (CUevent * phEvent, unsigned int Flags))                                        \
   X(cuEventDestroy, (CUevent hEvent))                                                              \
   X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                             \

@@ -123,14 +123,28 @@ typedef struct sfcrt_options {
   } sim;
 
   struct {
-    int device_ordinal;      /* CUDA device index; default 0 */
+    int device_ordinal;      /* CUDA device index; default 0. With `context` the device
+                                is the context's (cuCtxGetDevice); a nonzero ordinal
+                                must then name that device */
     sfcrt_cuda_mode_t mode;  /* default SFCRT_CUDA_ARENA */
     uint64_t va_chunk_bytes; /* VA mode physical chunk; 0 = plan meta, else the
                                 allocation granularity */
     void *context;           /* an existing CUcontext to use; NULL = the device's
                                 primary context (what PyTorch uses) */
-    void *stream;            /* the framework's CUstream for compute; NULL = the
-                                session creates one */
+    void *stream;            /* the framework's CUstream for compute (see has_stream);
+                                it must belong to the session's context (checked with
+                                cuStreamGetCtx at creation) */
+    /* 1: `stream` is the compute stream whatever its value; handle 0 (NULL) is the
+     * legacy default stream, CU_STREAM_LEGACY — PyTorch's default stream, whose
+     * torch.cuda.current_stream().cuda_stream is 0. 0 (default, the old rule): a
+     * non-NULL `stream` is used and NULL makes the session create its own
+     * CU_STREAM_NON_BLOCKING stream, which does not synchronise with the legacy
+     * stream. From PyTorch: set both stream and has_stream = 1. */
+    int has_stream;
+    /* 1: the host's waits (iteration_end, VA mode's blocking reclaim) block on
+     * CU_EVENT_BLOCKING_SYNC events instead of spinning a core in cuStreamSynchronize.
+     * Default 0. */
+    int blocking_sync;
   } cuda;
 } sfcrt_options_t;
 
@@ -142,11 +156,13 @@ void sfcrt_options_init(sfcrt_options_t *opt);
 typedef struct sfcrt_session sfcrt_session_t;
 
 /* Creates a session replaying `plan` (which must outlive the session) on
- * opt->device: allocates the device arena, the pinned staging arena, events, queues
- * and every table the replay needs. opt may be NULL (defaults). On failure
- * *out_session is NULL and everything allocated is freed. Status:
- * SFC_ERR_INVALID_ARGUMENT (unknown device name), SFC_ERR_UNAVAILABLE (backend not
- * built / no driver), SFC_ERR_OUT_OF_MEMORY, SFC_ERR_DEVICE. */
+ * opt->device: allocates the device arena (cuda VA mode: every chunk the replay will
+ * ever map), the pinned staging arena, events, queues and every table the replay
+ * needs. opt may be NULL (defaults). On failure *out_session is NULL and everything
+ * allocated is freed. Status: SFC_ERR_INVALID_ARGUMENT (unknown device name; cuda: a
+ * stream or ordinal that does not belong to the context), SFC_ERR_UNAVAILABLE
+ * (backend not built / no driver), SFC_ERR_OUT_OF_MEMORY (host or device memory),
+ * SFC_ERR_DEVICE. */
 sfc_status_t sfcrt_session_create(const sfcrt_plan_t *plan, const sfcrt_options_t *opt,
                                   sfcrt_session_t **out_session, sfc_error_t *err);
 
@@ -182,11 +198,13 @@ typedef struct sfcrt_step {
   uint32_t input_count;
   uint32_t output_count;
   uint32_t temp_count;
-  void *stream; /* launch on this stream (CUstream for cuda; NULL for host/sim) */
+  void *stream; /* launch on this stream (CUstream for cuda — CU_STREAM_LEGACY, (void *)1,
+                  when the framework passed its default stream 0; NULL for host/sim) */
 } sfcrt_step_t;
 
 /* Starts an iteration. SFC_ERR_STATE when one is running or an external tensor is
- * unbound. */
+ * unbound; cuda: SFC_ERR_STATE (and the session is failed) when the compute stream is
+ * being captured into a CUDA graph. */
 sfc_status_t sfcrt_iteration_begin(sfcrt_session_t *session, sfc_error_t *err);
 
 /* Issues the swaps due before the next step and its waits, then returns it in

@@ -5,7 +5,8 @@
  * that is not versioned, cuGetProcAddress_v2, with dlsym; ask it for every table row at
  * the pinned API version with CU_GET_PROC_ADDRESS_DEFAULT, so the driver hands back the
  * ABI variant that matches the cuda.h prototypes we compiled against (cuMemAlloc ->
- * cuMemAlloc_v2); then cuInit and a version check. O(rows) lookups, once per load.
+ * cuMemAlloc_v2); then cuInit and a version check. O(rows) lookups, once per load. The
+ * library is opened RTLD_NODELETE: unload drops the handle, never the driver.
  */
 #include "cuda_loader.h"
 
@@ -113,7 +114,11 @@ sfc_status_t sfcrt_cuda_driver_load_names(const char *const *names, size_t count
   size_t used = 0;
   void *lib = NULL;
   for (size_t i = 0; i < count && !lib; i++) {
-    lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: a session's destroy dlcloses its handle, but libcuda stays in
+     * the process, as with the CUDA runtime: unloading a driver that other code (the
+     * framework, another session) may be using is never safe, and reloading it per
+     * session costs a full cuInit. */
+    lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib && used < sizeof(tried)) {
       const char *why = dlerror();
       int n = snprintf(tried + used, sizeof(tried) - used, "%s%s", used ? "; " : "",

@@ -57,7 +57,9 @@ sfc_status_t sfcrt_cuda_driver_resolve(sfcrt_cuda_getproc_fn getproc, sfcrt_cuda
 /* cuInit(0), then cuDriverGetVersion; a driver older than the pinned API is UNAVAILABLE. */
 sfc_status_t sfcrt_cuda_driver_init(sfcrt_cuda_driver_t *drv, sfc_error_t *err);
 
-/* dlclose (when loaded) and zero the table; safe on a zeroed or fake driver. */
+/* dlclose (when loaded) and zero the table; safe on a zeroed or fake driver. The
+ * library was opened RTLD_NODELETE, so it stays in the process (one process-wide copy of
+ * the driver, never unloaded while something else may use it). */
 void sfcrt_cuda_driver_unload(sfcrt_cuda_driver_t *drv);
 
 /* The one CUresult -> sfc_status_t mapping. CUDA_SUCCESS is SFC_OK and leaves err alone;

@@ -119,11 +119,14 @@ sfc_status_t sfcrt_cuda_va_range_reserve(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_
   range->handles = sfc_calloc(pool->alloc, chunks, sizeof(*range->handles));
   if (!range->handles)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "VA range: no memory for %zu handles", chunks);
+  /* alignment 0: the driver's default (the allocation granularity). The driver takes
+   * only a power of two or 0, and a chunk need not be a power of two (v100-nvlink2's is
+   * 40 MiB); chunks are mapped at multiples of chunk_bytes from the base, which keeps
+   * every mapping granularity-aligned. */
   CUdeviceptr base = 0;
-  sfc_status_t st = va_check(
-      pool,
-      pool->drv->fn.cuMemAddressReserve(&base, chunks * pool->chunk_bytes, pool->chunk_bytes, 0, 0),
-      "cuMemAddressReserve", err);
+  sfc_status_t st =
+      va_check(pool, pool->drv->fn.cuMemAddressReserve(&base, chunks * pool->chunk_bytes, 0, 0, 0),
+               "cuMemAddressReserve", err);
   if (st != SFC_OK) {
     sfc_free(pool->alloc, range->handles, chunks * sizeof(*range->handles));
     range->handles = NULL;

@@ -2,16 +2,21 @@
  * API loaded at run time (cuda_loader.c), in one of two memory modes.
  *
  * Setup (create/arena_alloc/host_alloc, once per session): load the driver; use the
- * caller's context or retain the device's primary context (the one the CUDA runtime and
- * PyTorch use) and push/pop it around every call, so the device works inside a process
- * that already has a context current; two copy streams (H2D for swap-ins, D2H for
- * swap-outs, CU_STREAM_NON_BLOCKING) plus the framework's compute stream (or our own);
- * one event per plan event (CU_EVENT_DISABLE_TIMING); one pinned staging arena
+ * caller's context (its device from cuCtxGetDevice) or retain the device's primary
+ * context (the one the CUDA runtime and PyTorch use) and push/pop it around every call,
+ * checking each pop, so the device works inside a process that already has a context
+ * current; two copy streams (H2D for swap-ins, D2H for swap-outs,
+ * CU_STREAM_NON_BLOCKING) plus the framework's compute stream (checked to belong to the
+ * context; handle 0 is the legacy default stream, CU_STREAM_LEGACY) or our own; one
+ * event per plan event (CU_EVENT_DISABLE_TIMING); one pinned staging arena
  * (cuMemHostAlloc — never per iteration).
  *
  * Arena mode: one cuMemAlloc of arena_bytes; block = base + offset. Replay is copies,
  * cuEventRecord and cuStreamWaitEvent only; the one synchronisation is at
- * iteration_end.
+ * iteration_end (cuStreamSynchronize, or with opt.cuda.blocking_sync a
+ * CU_EVENT_BLOCKING_SYNC event per queue, so the host sleeps instead of spinning).
+ * A compute stream being captured into a CUDA graph is refused at iteration_begin and
+ * iteration_end (cuStreamIsCapturing): capture forbids the synchronisation.
  *
  * Virtual-addressing mode (seed out-of-core-window-scheduling.txt §4, cuda_va.c): each
  * non-external tensor reserves one stable range (its largest block, rounded up to
@@ -20,17 +25,24 @@
  * swapped-in blocks, at step_begin(first_step) otherwise — and unmapped when it ends:
  * after its last step and after its swap-out copy, whichever is issued later. Unmapping
  * is deferred (nnabla's lazy unmap): an event is recorded on each queue that last used
- * the block and the tensor joins a pending list; a later map that needs chunks
- * reclaims pending tensors whose events completed (cuEventQuery), blocking on the
- * oldest only when none did; iteration_end reclaims the rest. A tensor mapped again
- * while its unmap is pending keeps its chunks: the queue that touches it next waits on
- * the pending events (cuStreamWaitEvent) instead. Requires that two blocks of one
- * tensor never live at the same step (checked at arena_alloc).
+ * the block — compute, the D2H swap-out and, for a swapped-in block, the H2D copy that
+ * filled it (an unused prefetch is otherwise only ordered by nothing) — and the tensor
+ * joins a pending list; a later map that needs chunks reclaims pending tensors whose
+ * events completed (cuEventQuery), blocking on the oldest only when none did;
+ * iteration_end reclaims the rest. A tensor mapped again while its unmap is pending
+ * keeps its chunks: the queue that touches it next waits on the pending events
+ * (cuStreamWaitEvent) instead. Requires that two blocks of one tensor never live at
+ * the same step (checked at arena_alloc).
+ *
+ * Physical memory: arena_alloc replays the issue order once without the driver (the
+ * same begin/end rules, pending unmaps counted as reclaimed) to find the peak of
+ * chunk-rounded mapped ranges, and creates exactly that many chunks: the pool never
+ * grows, so no cuMemCreate runs inside an iteration and an out-of-memory shows at
+ * session creation. Maps then block on pending unmaps when the free chunks run out.
  *
  * Costs: arena mode O(1) driver calls per copy/event/wait; VA mode adds O(chunks) per
  * block begin/end and O(pending) event queries per map. No heap allocation after
- * arena_alloc. The physical pool is bounded by the sum of the tensors' ranges and
- * preallocates arena_bytes (the packer's peak) rounded up to chunks.
+ * arena_alloc.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -49,8 +61,10 @@ typedef struct cuda_dev {
   CUcontext ctx;
   bool retained; /* we retained the primary context */
   CUstream q[SFCRT_QUEUE_COUNT];
-  bool own_compute; /* q[COMPUTE] created here */
-  CUevent *events;  /* [events_cap], event_count of them created */
+  bool own_compute;                   /* q[COMPUTE] created here */
+  unsigned sync_flags;                /* event flags of host-waited events */
+  CUevent sync_ev[SFCRT_QUEUE_COUNT]; /* blocking_sync: iteration_end's events */
+  CUevent *events;                    /* [events_cap], event_count of them created */
   uint32_t event_count, events_cap;
   CUdeviceptr arena_raw, arena; /* arena mode: raw allocation, aligned base */
   uint64_t arena_bytes;
@@ -64,7 +78,8 @@ typedef struct cuda_dev {
   size_t pre_chunks;             /* chunks preallocated: the plan's arena */
   sfcrt_cuda_va_range_t *ranges; /* [tensor_count], chunks == 0 for external/unused */
   CUevent *ev_compute, *ev_d2h;  /* [tensor_count] end-of-block events */
-  uint8_t *ev_flags;             /* [tensor_count] bit 0 compute recorded, bit 1 d2h */
+  CUevent *ev_h2d;               /* [tensor_count] swap-in landed (tensors swapped in) */
+  uint8_t *ev_flags;             /* [tensor_count] EV_COMPUTE | EV_D2H | EV_H2D recorded */
   uint64_t *pending_seq;         /* [tensor_count] 0 = not pending, else FIFO order */
   uint32_t *pending;             /* [tensor_count] the pending tensors, pending_count used */
   uint64_t next_seq;
@@ -76,6 +91,7 @@ typedef struct cuda_dev {
 
 #define EV_COMPUTE 1u
 #define EV_D2H     2u
+#define EV_H2D     4u
 
 static sfc_status_t ck(cuda_dev_t *d, CUresult r, const char *call, sfc_error_t *err) {
   return sfcrt_cuda_check(&d->drv, r, call, err);
@@ -85,9 +101,37 @@ static sfc_status_t enter(cuda_dev_t *d, sfc_error_t *err) {
   return ck(d, d->drv.fn.cuCtxPushCurrent(d->ctx), "cuCtxPushCurrent", err);
 }
 
-static void leave(cuda_dev_t *d) {
-  CUcontext popped;
-  d->drv.fn.cuCtxPopCurrent(&popped);
+/* Pops the context enter pushed; returns st, or the pop's failure when st is OK (a pop
+ * that fails, or pops another context, leaves the caller's context stack wrong). */
+static sfc_status_t leave(cuda_dev_t *d, sfc_status_t st, sfc_error_t *err) {
+  CUcontext popped = NULL;
+  CUresult r = d->drv.fn.cuCtxPopCurrent(&popped);
+  if (st != SFC_OK)
+    return st;
+  if (r != CUDA_SUCCESS)
+    return ck(d, r, "cuCtxPopCurrent", err);
+  if (popped != d->ctx)
+    return sfc_error_set(err, SFC_ERR_DEVICE,
+                         "cuCtxPopCurrent: popped context %p, not the session's %p (the "
+                         "context stack changed during a call)",
+                         (void *)popped, (void *)d->ctx);
+  return SFC_OK;
+}
+
+/* SFC_ERR_STATE when the compute stream is being captured into a CUDA graph. */
+static sfc_status_t check_capture(cuda_dev_t *d, const char *when, sfc_error_t *err) {
+  CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = d->drv.fn.cuStreamIsCapturing(d->q[SFCRT_QUEUE_COMPUTE], &cs);
+  /* IMPLICIT: the compute stream is the legacy stream and a blocking stream captures */
+  if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
+      (r == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE))
+    return sfc_error_set(err, SFC_ERR_STATE,
+                         "cuda device: %s while the compute stream is being captured into a "
+                         "CUDA graph (torch.cuda.graph / cuStreamBeginCapture): a session "
+                         "synchronises its queues, which capture forbids; run sfc iterations "
+                         "outside graph capture",
+                         when);
+  return ck(d, r, "cuStreamIsCapturing", err);
 }
 
 /* ---- VA mode ------------------------------------------------------------------------ */
@@ -113,6 +157,8 @@ static sfc_status_t va_reclaim(cuda_dev_t *d, uint32_t t, bool block, sfc_error_
       SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_compute[t]), "cuEventSynchronize", err));
     if (d->ev_flags[t] & EV_D2H)
       SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_d2h[t]), "cuEventSynchronize", err));
+    if (d->ev_flags[t] & EV_H2D)
+      SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_h2d[t]), "cuEventSynchronize", err));
   }
   d->ev_flags[t] = 0;
   va_unpend(d, t);
@@ -145,9 +191,12 @@ static sfc_status_t va_make_room(cuda_dev_t *d, size_t chunks, sfc_error_t *err)
   for (uint32_t i = d->pending_count; i-- > 0 && d->pool.free_count < chunks;) {
     uint32_t t = d->pending[i]; /* reclaiming moves the last entry to i: scan downwards */
     if ((!(d->ev_flags[t] & EV_COMPUTE) || va_event_done(d, d->ev_compute[t])) &&
-        (!(d->ev_flags[t] & EV_D2H) || va_event_done(d, d->ev_d2h[t])))
+        (!(d->ev_flags[t] & EV_D2H) || va_event_done(d, d->ev_d2h[t])) &&
+        (!(d->ev_flags[t] & EV_H2D) || va_event_done(d, d->ev_h2d[t])))
       SFC_TRY(va_reclaim(d, t, false, err));
   }
+  if (d->pool.free_count < chunks && d->pending_count > 0)
+    SFC_TRY(check_capture(d, "a VA map must wait for pending unmaps", err));
   while (d->pool.free_count < chunks && d->pending_count > 0 &&
          d->pool.created + (chunks - d->pool.free_count) > d->pre_chunks)
     SFC_TRY(va_reclaim(d, va_oldest_pending(d), true, err));
@@ -165,6 +214,9 @@ static sfc_status_t va_begin(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_err
     if (d->ev_flags[t] & EV_D2H)
       SFC_TRY(
           ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->ev_d2h[t], 0), "cuStreamWaitEvent", err));
+    if ((d->ev_flags[t] & EV_H2D) && q != SFCRT_QUEUE_H2D)
+      SFC_TRY(
+          ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->ev_h2d[t], 0), "cuStreamWaitEvent", err));
     d->ev_flags[t] = 0;
     va_unpend(d, t);
     return SFC_OK;
@@ -184,14 +236,73 @@ static void va_end(cuda_dev_t *d, uint32_t t) {
 }
 
 static sfc_status_t va_record(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_error_t *err) {
-  CUevent e = q == SFCRT_QUEUE_D2H ? d->ev_d2h[t] : d->ev_compute[t];
+  static const uint8_t bit[SFCRT_QUEUE_COUNT] = {EV_COMPUTE, EV_H2D, EV_D2H};
+  CUevent e = q == SFCRT_QUEUE_D2H   ? d->ev_d2h[t]
+              : q == SFCRT_QUEUE_H2D ? d->ev_h2d[t]
+                                     : d->ev_compute[t];
   SFC_TRY(ck(d, d->drv.fn.cuEventRecord(e, d->q[q]), "cuEventRecord", err));
-  d->ev_flags[t] |= q == SFCRT_QUEUE_D2H ? EV_D2H : EV_COMPUTE;
+  d->ev_flags[t] |= bit[q];
   return SFC_OK;
 }
 
-/* Builds the VA tables, reserves every tensor's range and maps persistent blocks. */
-static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *err) {
+/* The most chunks mapped at once over one iteration: the issue order replayed with the
+ * device's own begin/end rules (va_begin, va_end in cuda_copy/step_begin/step_end),
+ * pending unmaps counted as reclaimed (a map can always wait for them). live[t] says
+ * whether tensor t is mapped. O(blocks + swaps + steps). */
+static uint64_t va_peak_chunks(const cuda_dev_t *d, const uint64_t *chunks, uint8_t *live) {
+  const sfc_plan_view_t *v = d->plan;
+  uint64_t mapped = 0, peak = 0;
+  for (uint32_t b = 0; b < v->block_count; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if ((x->flags & SFC_BLOCK_PERSISTENT) && !(x->flags & SFC_BLOCK_EXTERNAL) && !live[x->tensor]) {
+      live[x->tensor] = 1;
+      mapped += chunks[x->tensor];
+    }
+  }
+  peak = mapped;
+  uint32_t next_swap = 0;
+  for (uint32_t k = 0; k <= v->step_count; k++) {
+    for (; next_swap < v->swap_count && v->swaps[next_swap].issue_step == k; next_swap++) {
+      const sfc_plan_swap_t *w = &v->swaps[next_swap];
+      const sfc_plan_block_t *x = &v->blocks[w->device_block];
+      if (!block_managed(x))
+        continue;
+      if (w->direction == SFC_SWAP_IN && !live[w->tensor]) {
+        live[w->tensor] = 1;
+        mapped += chunks[w->tensor];
+      } else if (w->direction == SFC_SWAP_OUT && x->last_step < k && live[w->tensor]) {
+        live[w->tensor] = 0;
+        mapped -= chunks[w->tensor];
+      }
+      if (mapped > peak)
+        peak = mapped;
+    }
+    if (k == v->step_count)
+      break;
+    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++) {
+      uint32_t t = v->blocks[d->begin_idx[i]].tensor;
+      if (!live[t]) {
+        live[t] = 1;
+        mapped += chunks[t];
+      }
+    }
+    if (mapped > peak)
+      peak = mapped;
+    for (uint32_t i = d->end_at[k]; i < d->end_at[k + 1]; i++) {
+      uint32_t b = d->end_idx[i], t = v->blocks[b].tensor;
+      uint32_t out = d->swap_out_step[b];
+      if ((out == SFC_PLAN_NONE || out <= k) && live[t]) {
+        live[t] = 0;
+        mapped -= chunks[t];
+      }
+    }
+  }
+  return peak;
+}
+
+/* Builds the VA tables, sizes and creates the chunk pool, reserves every tensor's
+ * range and maps persistent blocks. */
+static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
   const sfc_plan_view_t *v = d->plan;
   const sfc_allocator_t *a = d->alloc;
   uint32_t nt = v->tensor_count, nb = v->block_count, ns = v->step_count;
@@ -199,6 +310,7 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
   d->ranges = sfc_calloc(a, ntc, sizeof(*d->ranges));
   d->ev_compute = sfc_calloc(a, ntc, sizeof(CUevent));
   d->ev_d2h = sfc_calloc(a, ntc, sizeof(CUevent));
+  d->ev_h2d = sfc_calloc(a, ntc, sizeof(CUevent));
   d->ev_flags = sfc_calloc(a, ntc, 1);
   d->pending_seq = sfc_calloc(a, ntc, sizeof(uint64_t));
   d->pending = sfc_calloc(a, ntc, sizeof(uint32_t));
@@ -209,18 +321,22 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
   d->end_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
   uint64_t *need = sfc_calloc(a, ntc, sizeof(uint64_t));
   uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  uint8_t *swapped_in = sfc_calloc(a, ntc, 1); /* later: the peak replay's live flags */
   sfc_status_t st = SFC_OK;
-  if (!d->ranges || !d->ev_compute || !d->ev_d2h || !d->ev_flags || !d->pending_seq ||
+  if (!d->ranges || !d->ev_compute || !d->ev_d2h || !d->ev_h2d || !d->ev_flags || !d->pending_seq ||
       !d->pending || !d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx ||
-      !d->end_idx || !need || !cursor) {
+      !d->end_idx || !need || !cursor || !swapped_in) {
     st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
     goto done;
   }
   for (uint32_t b = 0; b < nb; b++)
     d->swap_out_step[b] = SFC_PLAN_NONE;
-  for (uint32_t s = 0; s < v->swap_count; s++)
+  for (uint32_t s = 0; s < v->swap_count; s++) {
     if (v->swaps[s].direction == SFC_SWAP_OUT)
       d->swap_out_step[v->swaps[s].device_block] = v->swaps[s].issue_step;
+    else if (block_managed(&v->blocks[v->swaps[s].device_block]))
+      swapped_in[v->swaps[s].tensor] = 1;
+  }
   for (uint32_t b = 0; b < nb; b++) {
     const sfc_plan_block_t *x = &v->blocks[b];
     if (x->flags & SFC_BLOCK_EXTERNAL)
@@ -243,47 +359,6 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
       }
     }
   }
-  size_t chunk = 0;
-  if ((st = enter(d, err)) != SFC_OK)
-    goto done;
-  st = sfcrt_cuda_va_chunk_size(&d->drv, d->device, (size_t)d->va_chunk_bytes, &chunk, err);
-  uint64_t pool_max = 0;
-  for (uint32_t t = 0; st == SFC_OK && t < nt; t++)
-    pool_max += need[t] ? (need[t] + chunk - 1) / chunk * chunk : 0;
-  if (st == SFC_OK) {
-    uint64_t pre = (arena_bytes + chunk - 1) / chunk * chunk;
-    if (pre > pool_max)
-      pre = pool_max;
-    if (pool_max > SIZE_MAX / 2)
-      st = sfc_error_set(err, SFC_ERR_LIMIT, "cuda VA mode: %llu bytes of tensors",
-                         (unsigned long long)pool_max);
-    else
-      st = sfcrt_cuda_va_pool_init(&d->pool, &d->drv, d->device, chunk,
-                                   (size_t)(pool_max ? pool_max : chunk), (size_t)pre, a, err);
-  }
-  if (st == SFC_OK) {
-    d->va_ready = true;
-    d->pre_chunks = d->pool.created;
-  }
-  for (uint32_t t = 0; st == SFC_OK && t < nt; t++) {
-    if (!need[t])
-      continue;
-    st = sfcrt_cuda_va_range_reserve(&d->pool, &d->ranges[t], (size_t)need[t], err);
-    if (st == SFC_OK)
-      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_compute[t], CU_EVENT_DISABLE_TIMING),
-              "cuEventCreate", err);
-    if (st == SFC_OK)
-      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_d2h[t], CU_EVENT_DISABLE_TIMING), "cuEventCreate",
-              err);
-  }
-  for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
-    const sfc_plan_block_t *x = &v->blocks[b];
-    if ((x->flags & SFC_BLOCK_PERSISTENT) && !(x->flags & SFC_BLOCK_EXTERNAL))
-      st = sfcrt_cuda_va_range_map(&d->pool, &d->ranges[x->tensor], err);
-  }
-  leave(d);
-  if (st != SFC_OK)
-    goto done;
   /* CSR lists: begin_idx[begin_at[k] .. begin_at[k+1]) are the blocks mapped at
    * step_begin(k) (produced there, not swapped in); end_idx likewise for the blocks
    * whose last step is k. Counting sort, O(blocks + steps). */
@@ -307,11 +382,60 @@ static sfc_status_t va_setup(cuda_dev_t *d, uint64_t arena_bytes, sfc_error_t *e
   for (uint32_t b = 0; b < nb; b++)
     if (block_managed(&v->blocks[b]))
       d->end_idx[cursor[v->blocks[b].last_step]++] = b;
+
+  size_t chunk = 0;
+  if ((st = enter(d, err)) != SFC_OK)
+    goto done;
+  st = sfcrt_cuda_va_chunk_size(&d->drv, d->device, (size_t)d->va_chunk_bytes, &chunk, err);
+  if (st == SFC_OK) {
+    /* need[] becomes chunks per tensor; the pool is the peak of mapped chunks */
+    for (uint32_t t = 0; t < nt; t++)
+      need[t] = need[t] ? (need[t] + chunk - 1) / chunk : 0;
+    uint8_t *live = sfc_calloc(a, ntc, 1);
+    uint64_t peak = live ? va_peak_chunks(d, need, live) : 0;
+    if (live)
+      sfc_free(a, live, ntc);
+    if (!live)
+      st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
+    else if (peak > SIZE_MAX / 2 / chunk)
+      st = sfc_error_set(err, SFC_ERR_LIMIT, "cuda VA mode: %llu chunks of %zu bytes",
+                         (unsigned long long)peak, chunk);
+    else
+      st = sfcrt_cuda_va_pool_init(&d->pool, &d->drv, d->device, chunk,
+                                   (size_t)(peak ? peak : 1) * chunk, (size_t)peak * chunk, a, err);
+    if (st != SFC_OK)
+      sfc_error_prefix(err, "cuda VA mode: chunk pool");
+  }
+  if (st == SFC_OK) {
+    d->va_ready = true;
+    d->pre_chunks = d->pool.created;
+  }
+  unsigned ev_flags = CU_EVENT_DISABLE_TIMING | d->sync_flags;
+  for (uint32_t t = 0; st == SFC_OK && t < nt; t++) {
+    if (!need[t])
+      continue;
+    st = sfcrt_cuda_va_range_reserve(&d->pool, &d->ranges[t], (size_t)need[t] * chunk, err);
+    if (st == SFC_OK)
+      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_compute[t], ev_flags), "cuEventCreate", err);
+    if (st == SFC_OK)
+      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_d2h[t], ev_flags), "cuEventCreate", err);
+    if (st == SFC_OK && swapped_in[t])
+      st = ck(d, d->drv.fn.cuEventCreate(&d->ev_h2d[t], ev_flags), "cuEventCreate", err);
+  }
+  for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if ((x->flags & SFC_BLOCK_PERSISTENT) && !(x->flags & SFC_BLOCK_EXTERNAL) &&
+        !d->ranges[x->tensor].mapped)
+      st = sfcrt_cuda_va_range_map(&d->pool, &d->ranges[x->tensor], err);
+  }
+  st = leave(d, st, err);
 done:
   if (need)
     sfc_free(a, need, ntc * sizeof(uint64_t));
   if (cursor)
     sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
+  if (swapped_in)
+    sfc_free(a, swapped_in, ntc);
   return st;
 }
 
@@ -331,6 +455,8 @@ static void va_teardown(cuda_dev_t *d) {
       d->drv.fn.cuEventDestroy(d->ev_compute[t]);
     if (d->ev_d2h && d->ev_d2h[t])
       d->drv.fn.cuEventDestroy(d->ev_d2h[t]);
+    if (d->ev_h2d && d->ev_h2d[t])
+      d->drv.fn.cuEventDestroy(d->ev_h2d[t]);
   }
   if (d->ranges)
     sfc_free(a, d->ranges, ntc * sizeof(*d->ranges));
@@ -338,6 +464,8 @@ static void va_teardown(cuda_dev_t *d) {
     sfc_free(a, d->ev_compute, ntc * sizeof(CUevent));
   if (d->ev_d2h)
     sfc_free(a, d->ev_d2h, ntc * sizeof(CUevent));
+  if (d->ev_h2d)
+    sfc_free(a, d->ev_h2d, ntc * sizeof(CUevent));
   if (d->ev_flags)
     sfc_free(a, d->ev_flags, ntc);
   if (d->pending_seq)
@@ -360,6 +488,34 @@ static void va_teardown(cuda_dev_t *d) {
 
 static void cuda_destroy(void *self);
 
+/* The device of the context current on this thread. */
+static sfc_status_t context_device(cuda_dev_t *d, CUcontext ctx, CUdevice *out, sfc_error_t *err) {
+  SFC_TRY(ck(d, d->drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent", err));
+  CUresult r = d->drv.fn.cuCtxGetDevice(out);
+  CUcontext popped = NULL;
+  CUresult p = d->drv.fn.cuCtxPopCurrent(&popped);
+  SFC_TRY(ck(d, r, "cuCtxGetDevice", err));
+  return ck(d, p, "cuCtxPopCurrent", err);
+}
+
+/* The framework's compute stream must belong to the session's context: work the
+ * session orders on it would otherwise run on another device. */
+static sfc_status_t check_stream_context(cuda_dev_t *d, sfc_error_t *err) {
+  CUcontext sctx = NULL;
+  SFC_TRY(ck(d, d->drv.fn.cuStreamGetCtx(d->q[SFCRT_QUEUE_COMPUTE], &sctx), "cuStreamGetCtx", err));
+  if (sctx == d->ctx)
+    return SFC_OK;
+  CUdevice other = -1;
+  sfc_error_t ignored;
+  if (sctx)
+    context_device(d, sctx, &other, &ignored);
+  return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                       "cuda device: the compute stream %p belongs to another context (%p, "
+                       "device %d) than the session's (%p, device %d)",
+                       (void *)d->q[SFCRT_QUEUE_COMPUTE], (void *)sctx, (int)other, (void *)d->ctx,
+                       (int)d->device);
+}
+
 static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_self,
                                 sfc_error_t *err) {
   *out_self = NULL;
@@ -372,6 +528,7 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
   d->mode = o ? o->cuda.mode : SFCRT_CUDA_ARENA;
   d->va_chunk_bytes =
       o && o->cuda.va_chunk_bytes ? o->cuda.va_chunk_bytes : cfg->plan->meta.va_chunk_bytes;
+  d->sync_flags = o && o->cuda.blocking_sync ? CU_EVENT_BLOCKING_SYNC : 0;
   int ordinal = o ? o->cuda.device_ordinal : 0;
   sfc_status_t st = SFC_OK;
   if (d->mode != SFCRT_CUDA_ARENA && d->mode != SFCRT_CUDA_VA) {
@@ -380,11 +537,20 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
   }
   if ((st = sfcrt_cuda_driver_load(&d->drv, err)) != SFC_OK)
     goto fail;
-  if ((st = ck(d, d->drv.fn.cuDeviceGet(&d->device, ordinal), "cuDeviceGet", err)) != SFC_OK)
-    goto fail;
   if (o && o->cuda.context) {
+    /* the caller's context decides the device */
+    if ((st = context_device(d, (CUcontext)o->cuda.context, &d->device, err)) != SFC_OK)
+      goto fail;
+    if (ordinal != 0 && ordinal != (int)d->device) {
+      st = sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                         "cuda device: device_ordinal %d, but the given context is on device %d",
+                         ordinal, (int)d->device);
+      goto fail;
+    }
     d->ctx = (CUcontext)o->cuda.context;
   } else {
+    if ((st = ck(d, d->drv.fn.cuDeviceGet(&d->device, ordinal), "cuDeviceGet", err)) != SFC_OK)
+      goto fail;
     st = ck(d, d->drv.fn.cuDevicePrimaryCtxRetain(&d->ctx, d->device), "cuDevicePrimaryCtxRetain",
             err);
     if (st != SFC_OK)
@@ -400,14 +566,16 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
     if (st == SFC_OK && !vmm)
       st = sfc_error_set(err, SFC_ERR_UNAVAILABLE,
                          "cuda device %d does not support virtual memory management (VA mode)",
-                         ordinal);
+                         (int)d->device);
     if (st != SFC_OK)
       goto fail;
   }
   if ((st = enter(d, err)) != SFC_OK)
     goto fail;
-  if (o && o->cuda.stream) {
-    d->q[SFCRT_QUEUE_COMPUTE] = (CUstream)o->cuda.stream;
+  if (o && (o->cuda.has_stream || o->cuda.stream)) {
+    /* handle 0 is the legacy default stream (PyTorch's default stream) */
+    d->q[SFCRT_QUEUE_COMPUTE] = o->cuda.stream ? (CUstream)o->cuda.stream : CU_STREAM_LEGACY;
+    st = check_stream_context(d, err);
   } else {
     st = ck(d, d->drv.fn.cuStreamCreate(&d->q[SFCRT_QUEUE_COMPUTE], CU_STREAM_NON_BLOCKING),
             "cuStreamCreate", err);
@@ -419,6 +587,11 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
   if (st == SFC_OK)
     st = ck(d, d->drv.fn.cuStreamCreate(&d->q[SFCRT_QUEUE_D2H], CU_STREAM_NON_BLOCKING),
             "cuStreamCreate", err);
+  for (int q = 0; st == SFC_OK && d->sync_flags && q < SFCRT_QUEUE_COUNT; q++)
+    st = ck(
+        d,
+        d->drv.fn.cuEventCreate(&d->sync_ev[q], CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
+        "cuEventCreate", err);
   if (st == SFC_OK && cfg->event_count) {
     d->events = sfc_calloc(d->alloc, cfg->event_count, sizeof(CUevent));
     d->events_cap = d->events ? cfg->event_count : 0;
@@ -431,8 +604,7 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
     if (st == SFC_OK)
       d->event_count = e + 1;
   }
-  leave(d);
-  if (st != SFC_OK)
+  if ((st = leave(d, st, err)) != SFC_OK)
     goto fail;
   *out_self = d;
   return SFC_OK;
@@ -445,7 +617,7 @@ static sfc_status_t cuda_arena_alloc(void *self, uint64_t bytes, uint32_t alignm
                                      sfc_error_t *err) {
   cuda_dev_t *d = self;
   if (d->mode == SFCRT_CUDA_VA)
-    return va_setup(d, bytes, err);
+    return va_setup(d, err);
   if (bytes == 0)
     return SFC_OK;
   /* cuMemAlloc aligns to at least 256 bytes; over-allocate for larger alignments */
@@ -455,7 +627,9 @@ static sfc_status_t cuda_arena_alloc(void *self, uint64_t bytes, uint32_t alignm
   SFC_TRY(enter(d, err));
   sfc_status_t st =
       ck(d, d->drv.fn.cuMemAlloc(&d->arena_raw, (size_t)(bytes + extra)), "cuMemAlloc", err);
-  leave(d);
+  if (st != SFC_OK)
+    d->arena_raw = 0;
+  st = leave(d, st, err);
   if (st != SFC_OK) {
     sfc_error_prefix(err, "cuda arena");
     return st;
@@ -475,11 +649,11 @@ static sfc_status_t cuda_host_alloc(void *self, uint64_t bytes, sfc_error_t *err
   SFC_TRY(enter(d, err));
   sfc_status_t st =
       ck(d, d->drv.fn.cuMemHostAlloc(&d->host, (size_t)bytes, 0), "cuMemHostAlloc", err);
-  leave(d);
+  if (st != SFC_OK)
+    d->host = NULL;
+  st = leave(d, st, err);
   if (st == SFC_OK)
     d->host_bytes = bytes;
-  else
-    d->host = NULL;
   return st;
 }
 
@@ -502,26 +676,29 @@ static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
   CUdeviceptr dev = (CUdeviceptr)(uintptr_t)c->device_ptr;
+  bool va = d->mode == SFCRT_CUDA_VA && block_managed(&d->plan->blocks[c->device_block]);
   if (c->direction == SFC_SWAP_IN) {
-    if (d->mode == SFCRT_CUDA_VA)
+    if (va)
       st = va_begin(d, c->tensor, q, err);
     if (st == SFC_OK && c->bytes)
       st = ck(d, d->drv.fn.cuMemcpyHtoDAsync(dev, c->host_ptr, (size_t)c->bytes, d->q[q]),
               "cuMemcpyHtoDAsync", err);
+    /* the chunks must not be reclaimed before the copy into them has landed, whether
+     * or not a step ever waits for it */
+    if (st == SFC_OK && va)
+      st = va_record(d, c->tensor, SFCRT_QUEUE_H2D, err);
   } else {
     if (c->bytes)
       st = ck(d, d->drv.fn.cuMemcpyDtoHAsync(c->host_ptr, dev, (size_t)c->bytes, d->q[q]),
               "cuMemcpyDtoHAsync", err);
-    if (st == SFC_OK && d->mode == SFCRT_CUDA_VA &&
-        block_managed(&d->plan->blocks[c->device_block])) {
+    if (st == SFC_OK && va) {
       st = va_record(d, c->tensor, SFCRT_QUEUE_D2H, err);
       /* the block's compute life is over when its last step has been issued */
       if (st == SFC_OK && d->plan->blocks[c->device_block].last_step < d->current_step)
         va_end(d, c->tensor);
     }
   }
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_event_record(void *self, sfcrt_queue_t q, uint32_t event,
@@ -529,8 +706,7 @@ static sfc_status_t cuda_event_record(void *self, sfcrt_queue_t q, uint32_t even
   cuda_dev_t *d = self;
   SFC_TRY(enter(d, err));
   sfc_status_t st = ck(d, d->drv.fn.cuEventRecord(d->events[event], d->q[q]), "cuEventRecord", err);
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_queue_wait(void *self, sfcrt_queue_t q, uint32_t event, sfc_error_t *err) {
@@ -538,14 +714,14 @@ static sfc_status_t cuda_queue_wait(void *self, sfcrt_queue_t q, uint32_t event,
   SFC_TRY(enter(d, err));
   sfc_status_t st =
       ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->events[event], 0), "cuStreamWaitEvent", err);
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_iteration_begin(void *self, uint64_t iteration, sfc_error_t *err) {
   cuda_dev_t *d = self;
   d->current_step = 0;
-  return SFC_OK;
+  SFC_TRY(enter(d, err));
+  return leave(d, check_capture(d, "iteration_begin", err), err);
 }
 
 static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
@@ -559,8 +735,7 @@ static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, vo
   sfc_status_t st = SFC_OK;
   for (uint32_t i = d->begin_at[s->index]; st == SFC_OK && i < d->begin_at[s->index + 1]; i++)
     st = va_begin(d, d->plan->blocks[d->begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
@@ -578,25 +753,28 @@ static sfc_status_t cuda_step_end(void *self, const sfcrt_device_step_t *s, sfc_
     if (st == SFC_OK && (out == SFC_PLAN_NONE || out <= s->index))
       va_end(d, t);
   }
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
   cuda_dev_t *d = self;
   SFC_TRY(enter(d, err));
-  sfc_status_t st = SFC_OK;
+  sfc_status_t st = check_capture(d, "iteration_end", err);
   static const char *const names[SFCRT_QUEUE_COUNT] = {"compute", "H2D", "D2H"};
   for (int q = 0; q < SFCRT_QUEUE_COUNT && st == SFC_OK; q++) {
-    st = ck(d, d->drv.fn.cuStreamSynchronize(d->q[q]), "cuStreamSynchronize", err);
+    if (d->sync_flags) /* the host sleeps on a blocking-sync event instead of spinning */
+      st = ck(d, d->drv.fn.cuEventRecord(d->sync_ev[q], d->q[q]), "cuEventRecord", err);
+    if (st == SFC_OK)
+      st = d->sync_flags
+               ? ck(d, d->drv.fn.cuEventSynchronize(d->sync_ev[q]), "cuEventSynchronize", err)
+               : ck(d, d->drv.fn.cuStreamSynchronize(d->q[q]), "cuStreamSynchronize", err);
     if (st != SFC_OK)
       sfc_error_prefix(err, names[q]);
   }
   /* every queue drained: the pending unmaps need no wait */
   while (st == SFC_OK && d->mode == SFCRT_CUDA_VA && d->pending_count > 0)
     st = va_reclaim(d, d->pending[d->pending_count - 1], false, err);
-  leave(d);
-  return st;
+  return leave(d, st, err);
 }
 
 static void cuda_stats(void *self, sfcrt_stats_t *stats) {
@@ -610,27 +788,41 @@ static void cuda_destroy(void *self) {
   if (!d)
     return;
   if (d->drv.fn.cuInit && d->ctx) {
+    /* When the push fails (the context is gone or broken) everything is still freed:
+     * streams, events and memory carry their context, so the calls reach it (or fail
+     * harmlessly); only the pop is skipped. */
     sfc_error_t ignored;
-    if (enter(d, &ignored) == SFC_OK) {
-      for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
-        if (d->q[q])
-          d->drv.fn.cuStreamSynchronize(d->q[q]);
-      if (d->mode == SFCRT_CUDA_VA)
-        va_teardown(d);
-      if (d->arena_raw)
-        d->drv.fn.cuMemFree(d->arena_raw);
-      if (d->host)
-        d->drv.fn.cuMemFreeHost(d->host);
-      for (uint32_t e = 0; e < d->event_count; e++)
-        d->drv.fn.cuEventDestroy(d->events[e]);
-      if (d->q[SFCRT_QUEUE_H2D])
-        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_H2D]);
-      if (d->q[SFCRT_QUEUE_D2H])
-        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_D2H]);
-      if (d->own_compute)
-        d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_COMPUTE]);
-      leave(d);
+    bool pushed = enter(d, &ignored) == SFC_OK;
+    for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
+      if (d->q[q] && (q != SFCRT_QUEUE_COMPUTE || d->own_compute))
+        d->drv.fn.cuStreamSynchronize(d->q[q]);
+    if (d->q[SFCRT_QUEUE_COMPUTE] && !d->own_compute) {
+      /* the framework's stream: wait for what the session ordered on it, unless it is
+       * being captured (a synchronisation would invalidate the capture) */
+      CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (d->drv.fn.cuStreamIsCapturing(d->q[SFCRT_QUEUE_COMPUTE], &cs) == CUDA_SUCCESS &&
+          cs == CU_STREAM_CAPTURE_STATUS_NONE)
+        d->drv.fn.cuStreamSynchronize(d->q[SFCRT_QUEUE_COMPUTE]);
     }
+    if (d->mode == SFCRT_CUDA_VA)
+      va_teardown(d);
+    if (d->arena_raw)
+      d->drv.fn.cuMemFree(d->arena_raw);
+    if (d->host)
+      d->drv.fn.cuMemFreeHost(d->host);
+    for (uint32_t e = 0; e < d->event_count; e++)
+      d->drv.fn.cuEventDestroy(d->events[e]);
+    for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
+      if (d->sync_ev[q])
+        d->drv.fn.cuEventDestroy(d->sync_ev[q]);
+    if (d->q[SFCRT_QUEUE_H2D])
+      d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_H2D]);
+    if (d->q[SFCRT_QUEUE_D2H])
+      d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_D2H]);
+    if (d->own_compute)
+      d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_COMPUTE]);
+    if (pushed)
+      leave(d, SFC_OK, &ignored);
     if (d->retained)
       d->drv.fn.cuDevicePrimaryCtxRelease(d->device);
   } else if (d->mode == SFCRT_CUDA_VA) {

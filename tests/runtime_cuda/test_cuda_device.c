@@ -10,10 +10,14 @@
  * remapped without its data shows up as a mismatch naming step, tensor and word.
  *
  * CTest runs this program as `test_cuda_device_fake` (label unit, both modes) with
- * SFCRT_CUDA_LIBRARY pointing at the fake driver (host memory, synchronous copies, VA
- * on real host mappings: an unmapped tensor faults), and as `test_cuda_smoke_gpu`
- * (`arena`) and `test_cuda_va_gpu` (`va`), label gpu, on the real driver; those exit 77
- * (skipped) where there is no driver or device.
+ * SFCRT_CUDA_LIBRARY pointing at the fake driver (host memory; operations queued per
+ * stream and run lazily, so a missing wait is a real race the reader loses; the legacy
+ * default stream's implicit ordering; VA on real host mappings), and as
+ * `test_cuda_smoke_gpu` (`arena`), `test_cuda_va_gpu` (`va`) and
+ * `test_cuda_legacy_gpu` (`legacy`: PyTorch's default stream), label gpu, on the real
+ * driver; those exit 77 (skipped) where there is no driver or device. Tests that need
+ * the fake's knobs or counters (driver failures, capture, several devices, memory
+ * limits) run only on the fake.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -29,6 +33,26 @@
 
 static sfcrt_cuda_driver_t drv;
 
+/* The fake driver's state when SFCRT_CUDA_LIBRARY loaded the fake, else NULL. */
+static fake_cuda_state_t *fake(void) {
+  void *sym = drv.library ? dlsym(drv.library, "fake_cuda_state") : NULL;
+  if (!sym)
+    return NULL;
+  fake_cuda_state_t *(*state)(void);
+  memcpy(&state, &sym, sizeof(sym));
+  return state();
+}
+
+/* fake_cuda_begin_capture / fake_cuda_end_capture of the loaded fake. */
+static CUresult fake_capture(const char *name, CUstream q) {
+  void *sym = drv.library ? dlsym(drv.library, name) : NULL;
+  CUresult (*fn)(CUstream);
+  if (!sym)
+    return CUDA_ERROR_NOT_FOUND;
+  memcpy(&fn, &sym, sizeof(sym));
+  return fn(q);
+}
+
 /* The valid swap plan of rt_plans.h, through the validating reader. */
 static sfcrt_plan_t *load_swap_plan(void) {
   pb_t *b = pb_new();
@@ -41,6 +65,7 @@ static CUcontext ctx;
 static CUdevice dev;
 
 static void check_fake_released(const char *name);
+static int extra_ctx_; /* contexts a test holds retained and pushed besides main's */
 
 static uint32_t pattern(uint32_t tensor, uint64_t iteration) {
   return 0xA5000000u ^ (tensor * 0x9E37u) ^ ((uint32_t)iteration << 16) ^ 0x11u;
@@ -56,22 +81,40 @@ static int cu(CUresult r, const char *what) {
   return 1;
 }
 
-/* Replays `b` for 3 iterations in `mode`; returns 77 when the device is unavailable. */
-static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
-  sfcrt_plan_t *plan = rt_load(b);
+/* replay() flags */
+enum {
+  RP_DEFAULT_STREAM = 1, /* as PyTorch on its default stream: the session gets stream 0
+                            (has_stream) and every kernel is launched on stream 0 */
+  RP_UNVALIDATED = 2,    /* the builder's view straight into sfcrt_session_create_view,
+                            for plans the validator refuses but the device must survive */
+};
+
+/* Replays `b` for 3 iterations in `mode` with `base` options (NULL: defaults); returns
+ * 77 when the device is unavailable. */
+static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
+                      const sfcrt_options_t *base, int flags) {
+  sfcrt_plan_t *plan = flags & RP_UNVALIDATED ? NULL : rt_load(b);
   sfc_error_t err;
-  if (!plan)
+  if (!plan && !(flags & RP_UNVALIDATED))
     return 1;
-  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+  const sfc_plan_view_t *v = plan ? sfcrt_plan_view(plan) : pb_view(b);
   sfcrt_options_t opt;
-  sfcrt_options_init(&opt);
+  if (base)
+    opt = *base;
+  else
+    sfcrt_options_init(&opt);
   opt.device = "cuda";
   opt.cuda.mode = mode;
+  if (flags & RP_DEFAULT_STREAM) {
+    opt.cuda.stream = NULL; /* torch.cuda.current_stream().cuda_stream == 0 */
+    opt.cuda.has_stream = 1;
+  }
   test_alloc_t count = {0}; /* proves: no heap allocation during the iterations */
   sfc_allocator_t counting = {test_alloc_fn, &count};
   opt.alloc = &counting;
   sfcrt_session_t *s = NULL;
-  sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);
+  sfc_status_t st = plan ? sfcrt_session_create(plan, &opt, &s, &err)
+                         : sfcrt_session_create_view(v, &opt, &s, &err);
   if (st == SFC_ERR_UNAVAILABLE) {
     printf("%s (%s): skipped: %s\n", name, mode == SFCRT_CUDA_VA ? "va" : "arena", err.message);
     sfcrt_plan_destroy(plan);
@@ -83,6 +126,8 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
     sfcrt_plan_destroy(plan);
     return 1;
   }
+  /* VA mode preallocates every chunk: no cuMemCreate inside an iteration */
+  long creates_before = fake() ? fake()->mem_creates : 0;
   uint32_t nt = v->tensor_count;
   uint8_t *written = calloc(nt, 1);
   uint64_t *written_it = calloc(nt, sizeof(uint64_t));
@@ -111,6 +156,10 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
       const sfc_plan_op_t *op = &v->ops[step->op];
       const uint32_t *tens = &v->op_operands[op->operand_begin];
       CUstream q = (CUstream)step->stream;
+      if (flags & RP_DEFAULT_STREAM) {
+        CHECK(step->stream == (void *)CU_STREAM_LEGACY);
+        q = NULL; /* the framework launches on its default stream, handle 0 */
+      }
       for (uint32_t i = 0; i < step->input_count; i++) {
         uint32_t t = tens[i];
         uint64_t bytes = v->tensors[t].bytes;
@@ -155,6 +204,12 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
   }
   CHECK_EQ_U64(mismatches, 0);
   CHECK(checked > 0);
+  if (fake() && mode == SFCRT_CUDA_VA) {
+    CHECK_EQ_U64(fake()->mem_creates - creates_before, 0);
+    if (fake()->mem_creates != creates_before)
+      fprintf(stderr, "%s: %ld cuMemCreate calls inside the iterations\n", name,
+              fake()->mem_creates - creates_before);
+  }
   CHECK(calls_before > 0);                     /* the session allocated through it */
   CHECK_EQ_U64(count.calls - calls_before, 0); /* 0 allocations in 3 iterations */
   sfcrt_stats_t stats;
@@ -183,6 +238,51 @@ static int replay(pb_t *b, const char *name, sfcrt_cuda_mode_t mode) {
   return 0;
 }
 
+/* A swapped-in block nobody reads (a prefetch the schedule then dropped). The reader's
+ * validator refuses such a plan (nothing would wait for the swap-in); the device must
+ * still never unmap the block's chunks under its H2D copy, so the test replays the
+ * builder's view unvalidated (RP_UNVALIDATED):
+ *
+ *   step  op      reads  writes  blocks
+ *   0     make_b  x      b       x persistent, B1 [0,0]
+ *         -- swap-out b (waits step 0)
+ *   1     make_a  x      a       A [1,2]
+ *         -- swap-in b into B2 [2,2] (waits the swap-out); no step ever reads B2
+ *   2     use_a   a      c       C [2,3]
+ *   3     make_e  c      e       E [3,3]: e is 2 MiB + 256 bytes, two 2 MiB chunks
+ *
+ * In VA mode the pool is exactly the peak (4 chunks), so mapping e at step 3 reclaims
+ * a and then b' by waiting for their events; only an H2D event orders b''s unmap after
+ * its copy — compute never waited for it. */
+static void prefetch_plan(pb_t *b) {
+  const uint64_t T = 256, E = (2u << 20) + 256;
+  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
+  uint32_t bt = pb_tensor(b, "b", T, SFC_KIND_ACTIVATION);
+  uint32_t a = pb_tensor(b, "a", T, SFC_KIND_ACTIVATION);
+  uint32_t c = pb_tensor(b, "c", T, SFC_KIND_ACTIVATION);
+  uint32_t e = pb_tensor(b, "e", E, SFC_KIND_OUTPUT);
+  uint32_t op0 = pb_op(b, "make_b", PB_LIST(x), PB_LIST(bt));
+  uint32_t op1 = pb_op(b, "make_a", PB_LIST(x), PB_LIST(a));
+  uint32_t op2 = pb_op(b, "use_a", PB_LIST(a), PB_LIST(c));
+  uint32_t op3 = pb_op(b, "make_e", PB_LIST(c), PB_LIST(e));
+  uint32_t X = pb_block(b, x, 0, T, 0, 3, SFC_BLOCK_PERSISTENT);
+  uint32_t B1 = pb_block(b, bt, 256, T, 0, 0, 0);
+  uint32_t A = pb_block(b, a, 512, T, 1, 2, 0);
+  uint32_t B2 = pb_block(b, bt, 256, T, 2, 2, SFC_BLOCK_SWAPPED_IN);
+  uint32_t C = pb_block(b, c, 768, T, 2, 3, 0);
+  uint32_t EB = pb_block(b, e, 1024, E, 3, 3, 0);
+  uint32_t HB = pb_host_block(b, bt, 0, T, 1, 2);
+  uint32_t s0 = pb_step(b, op0, PB_LIST(X, B1));
+  pb_step(b, op1, PB_LIST(X, A));
+  pb_step(b, op2, PB_LIST(A, C));
+  pb_step(b, op3, PB_LIST(C, EB));
+  uint32_t out = pb_swap(b, SFC_SWAP_OUT, B1, HB, 1);
+  uint32_t in = pb_swap(b, SFC_SWAP_IN, B2, HB, 2);
+  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
+  pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_SWAP, out);
+  pb_fit_arenas(b);
+}
+
 /* With the fake driver (SFCRT_CUDA_LIBRARY), its counters prove that a destroyed
  * session gave back every stream, event, allocation, chunk and reservation. */
 static void check_fake_released(const char *name) {
@@ -193,8 +293,8 @@ static void check_fake_released(const char *name) {
   memcpy(&state, &sym, sizeof(sym));
   const fake_cuda_state_t *f = state();
   if (f->streams_live || f->events_live || f->allocs_live || f->host_allocs_live ||
-      f->handles_live || f->reservations_live || f->ctx_retained != 1 || f->ctx_pushed != 1 ||
-      f->violations)
+      f->handles_live || f->reservations_live || f->ctx_retained != 1 + extra_ctx_ ||
+      f->ctx_pushed != 1 + extra_ctx_ || f->violations)
     fprintf(stderr,
             "%s: fake driver after destroy: streams %ld events %ld allocs %ld host %ld chunks %ld "
             "reservations %ld retained %ld pushed %ld violations %ld (%s)\n",
@@ -203,8 +303,8 @@ static void check_fake_released(const char *name) {
             f->violation);
   CHECK_EQ_U64(f->streams_live + f->events_live + f->allocs_live + f->host_allocs_live, 0);
   CHECK_EQ_U64(f->handles_live + f->reservations_live + f->violations, 0);
-  CHECK_EQ_U64(f->ctx_retained, 1); /* the test's own */
-  CHECK_EQ_U64(f->ctx_pushed, 1);   /* the test's own: every device push was popped */
+  CHECK_EQ_U64(f->ctx_retained, 1 + extra_ctx_); /* the test's own */
+  CHECK_EQ_U64(f->ctx_pushed, 1 + extra_ctx_);   /* the test's own: every push was popped */
 }
 
 /* Fake driver only: a driver call failing anywhere in session creation, or in the
@@ -322,16 +422,278 @@ static void test_framework_stream(void) {
   check_fake_released("framework stream");
 }
 
+/* Creates a session on the swap plan with `opt` (device and mode set by the caller);
+ * returns the status and destroys the session. */
+static sfc_status_t create_status(const sfcrt_options_t *opt, sfc_error_t *err) {
+  sfcrt_plan_t *plan = load_swap_plan();
+  sfcrt_session_t *s = NULL;
+  sfc_status_t st = sfcrt_session_create(plan, opt, &s, err);
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  return st;
+}
+
+/* Issue 13, item 1: v100-nvlink2's 40 MiB chunk is not a power of two; the range
+ * reservation must still work (fake: 2 MiB granularity, the driver's alignment rule). */
+static void test_va_non_power_of_two_chunk(void) {
+  fake_cuda_state_t *f = fake();
+  size_t gran = f ? f->granularity : 0;
+  if (f)
+    f->granularity = 2u << 20;
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.cuda.va_chunk_bytes = 40u << 20;
+  pb_t *b = pb_new();
+  rt_swap_plan(b, RT_VALID);
+  CHECK_EQ_U64(replay_opt(b, "swap plan, 40 MiB chunks", SFCRT_CUDA_VA, &opt, 0), 0);
+  pb_free(b);
+  if (f)
+    f->granularity = gran;
+}
+
+/* Issue 13, item 5: the device comes from the caller's context, and the compute stream
+ * must belong to that context. Fake only (it has two devices on request). */
+static void test_context_device(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  f->device_count = 2;
+  CUcontext ctx1 = NULL, popped = NULL;
+  cu(drv.fn.cuDevicePrimaryCtxRetain(&ctx1, 1), "cuDevicePrimaryCtxRetain");
+  /* a framework working on device 1 passes its context; ordinal left at 0: the session
+   * must map its VA chunks for device 1, where its streams run */
+  cu(drv.fn.cuCtxPushCurrent(ctx1), "cuCtxPushCurrent");
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.cuda.context = ctx1;
+  pb_t *b = pb_new();
+  rt_swap_plan(b, RT_VALID);
+  extra_ctx_ = 1;
+  CHECK_EQ_U64(replay_opt(b, "swap plan, context of device 1", SFCRT_CUDA_VA, &opt, 0), 0);
+  extra_ctx_ = 0;
+  pb_free(b);
+  /* a stream of device 1's context with device 0's context */
+  CUstream s1 = NULL;
+  cu(drv.fn.cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  cu(drv.fn.cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
+  sfc_error_t err;
+  opt.device = "cuda";
+  opt.cuda.context = ctx;
+  opt.cuda.stream = s1;
+  CHECK_EQ_U64(create_status(&opt, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "belongs to another context") != NULL);
+  /* and with the primary context of device 0 (no context given) */
+  opt.cuda.context = NULL;
+  CHECK_EQ_U64(create_status(&opt, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "device 1") != NULL);
+  /* an ordinal that contradicts the context */
+  opt.cuda.stream = NULL;
+  opt.cuda.context = ctx;
+  opt.cuda.device_ordinal = 1;
+  CHECK_EQ_U64(create_status(&opt, &err), SFC_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "device_ordinal 1") != NULL);
+  cu(drv.fn.cuStreamDestroy(s1), "cuStreamDestroy");
+  cu(drv.fn.cuDevicePrimaryCtxRelease(1), "cuDevicePrimaryCtxRelease");
+  f->device_count = 1;
+  check_fake_released("context of device 1");
+}
+
+/* Issue 13, item 6: a session used while its compute stream is captured into a CUDA
+ * graph fails with a clear status, before any call capture forbids. Fake only. */
+static void test_capture(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  for (int legacy = 0; legacy < 2; legacy++) {
+    CUstream fw = NULL;
+    cu(drv.fn.cuStreamCreate(&fw, legacy ? 0 : CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    sfcrt_plan_t *plan = load_swap_plan();
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.device = "cuda";
+    opt.cuda.stream = legacy ? NULL : fw; /* legacy: the default stream, while a blocking
+                                             stream captures (CAPTURE_IMPLICIT) */
+    opt.cuda.has_stream = 1;
+    sfcrt_session_t *s = NULL;
+    sfc_error_t err;
+    CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+    long violations = f->violations;
+    CHECK_EQ_U64(fake_capture("fake_cuda_begin_capture", fw), CUDA_SUCCESS);
+    sfc_status_t st = sfcrt_iteration_begin(s, &err);
+    const sfcrt_step_t *step;
+    while (st == SFC_OK && (st = sfcrt_step_next(s, &step, &err)) == SFC_OK && step)
+      st = sfcrt_step_done(s, &err);
+    if (st == SFC_OK)
+      st = sfcrt_iteration_end(s, &err);
+    CHECK_EQ_U64(st, SFC_ERR_STATE);
+    CHECK(strstr(err.message, "captured into a CUDA graph") != NULL);
+    if (f->violations != violations)
+      fprintf(stderr, "capture: %s\n", f->violation);
+    CHECK_EQ_U64(f->violations, violations); /* nothing capture forbids was called */
+    CHECK_EQ_U64(fake_capture("fake_cuda_end_capture", fw), CUDA_SUCCESS); /* not invalidated */
+    sfcrt_session_destroy(s);
+    sfcrt_plan_destroy(plan);
+    cu(drv.fn.cuStreamDestroy(fw), "cuStreamDestroy");
+    check_fake_released("capture");
+  }
+}
+
+/* Issue 13, item 8: a failing cuCtxPopCurrent is an error, not ignored. Fake only. */
+static void test_pop_checked(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  f->fail_name = "cuCtxPopCurrent";
+  f->fail_nth = 1;
+  f->fail_seen_ = 0;
+  f->fail_result = CUDA_ERROR_INVALID_CONTEXT;
+  sfc_error_t err;
+  sfc_status_t st = create_status(&opt, &err);
+  f->fail_name = NULL;
+  CHECK_EQ_U64(st, SFC_ERR_DEVICE);
+  CHECK(strstr(err.message, "cuCtxPopCurrent") != NULL);
+  /* the failed pop left the session's context on the stack: take it off */
+  CUcontext popped = NULL;
+  if (f->ctx_pushed > 1)
+    drv.fn.cuCtxPopCurrent(&popped);
+  check_fake_released("failing cuCtxPopCurrent");
+}
+
+/* Issue 13, item 8: destroy frees everything even when it cannot push the context. */
+static void test_destroy_push_fails(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  for (int va = 0; va < 2; va++) {
+    sfcrt_plan_t *plan = load_swap_plan();
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.device = "cuda";
+    opt.cuda.mode = va ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+    sfcrt_session_t *s = NULL;
+    sfc_error_t err;
+    CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+    CHECK_EQ_U64(sfcrt_session_run(s, 1, &err), SFC_OK);
+    f->fail_name = "cuCtxPushCurrent";
+    f->fail_nth = 1;
+    f->fail_seen_ = 0;
+    f->fail_result = CUDA_ERROR_INVALID_CONTEXT;
+    sfcrt_session_destroy(s);
+    f->fail_name = NULL;
+    sfcrt_plan_destroy(plan);
+    check_fake_released(va ? "destroy without a context (va)" : "destroy without a context");
+  }
+}
+
+/* Issue 13, item 8: opt.cuda.blocking_sync makes every host wait block on an event
+ * instead of spinning in cuStreamSynchronize. Fake only (it counts the waits). */
+static void test_blocking_sync(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  for (int va = 0; va < 2; va++) {
+    sfcrt_plan_t *plan = load_swap_plan(); /* VA mode: blocking reclaims inside too */
+    sfcrt_options_t opt;
+    sfcrt_options_init(&opt);
+    opt.device = "cuda";
+    opt.cuda.mode = va ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+    opt.cuda.blocking_sync = 1;
+    sfcrt_session_t *s = NULL;
+    sfc_error_t err;
+    CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+    long spins = f->spin_waits, blocks = f->blocking_waits;
+    CHECK_EQ_U64(sfcrt_session_run(s, 2, &err), SFC_OK);
+    CHECK_EQ_U64(f->spin_waits - spins, 0);
+    CHECK(f->blocking_waits - blocks >= 2 * 3); /* three queues per iteration_end */
+    sfcrt_session_destroy(s);
+    sfcrt_plan_destroy(plan);
+    check_fake_released("blocking sync");
+  }
+}
+
+/* Issue 13, item 7: VA mode creates every chunk it will map at session creation, so a
+ * device without room fails there, not in the middle of an iteration. Fake only. */
+static void test_va_oom_at_create(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  sfcrt_plan_t *plan = load_swap_plan();
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  opt.cuda.mode = SFCRT_CUDA_VA;
+  sfcrt_session_t *s = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  sfcrt_stats_t stats;
+  sfcrt_session_stats(s, &stats);
+  /* the peak: x, c, b' and d are mapped at step 3, 4 chunks of 2 MiB */
+  CHECK_EQ_U64(stats.arena_bytes, 4 * (2u << 20));
+  sfcrt_session_destroy(s);
+  s = NULL;
+  f->mem_limit = stats.arena_bytes - 1; /* one chunk short */
+  sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);
+  if (st == SFC_OK) {
+    st = sfcrt_session_run(s, 1, &err);
+    fprintf(stderr, "VA session created with %llu bytes of device memory; the iteration: %s\n",
+            (unsigned long long)f->mem_limit, err.message);
+    CHECK(0);
+  }
+  CHECK_EQ_U64(st, SFC_ERR_OUT_OF_MEMORY);
+  CHECK(strstr(err.message, "cuMemCreate") != NULL);
+  sfcrt_session_destroy(s);
+  s = NULL;
+  f->mem_limit = stats.arena_bytes; /* exactly enough */
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_session_run(s, 3, &err), SFC_OK);
+  sfcrt_session_destroy(s);
+  f->mem_limit = 0;
+  sfcrt_plan_destroy(plan);
+  check_fake_released("VA out of memory");
+}
+
+/* Two sessions alive in one process, destroyed in turn, then a third: each keeps its
+ * own streams and memory and the driver stays usable (runs on a GPU too). */
+static void test_two_sessions(void) {
+  sfcrt_plan_t *plan = load_swap_plan();
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  sfcrt_session_t *s1 = NULL, *s2 = NULL, *s3 = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s1, &err), SFC_OK);
+  opt.cuda.mode = SFCRT_CUDA_VA;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s2, &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_session_run(s1, 2, &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_session_run(s2, 2, &err), SFC_OK);
+  sfcrt_session_destroy(s1);
+  CHECK_EQ_U64(sfcrt_session_run(s2, 1, &err), SFC_OK);
+  sfcrt_session_destroy(s2);
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s3, &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_session_run(s3, 1, &err), SFC_OK);
+  sfcrt_session_destroy(s3);
+  sfcrt_plan_destroy(plan);
+  check_fake_released("two sessions");
+}
+
 int main(int argc, char **argv) {
-  /* argv[1]: "arena" or "va" to run one mode (the gpu tests), nothing for both */
-  int first_mode = 0, last_mode = 1;
-  if (argc > 1 && strcmp(argv[1], "arena") == 0)
-    last_mode = 0;
-  else if (argc > 1 && strcmp(argv[1], "va") == 0)
-    first_mode = 1;
-  else if (argc > 1) {
-    fprintf(stderr, "usage: %s [arena|va]\n", argv[0]);
-    return 2;
+  /* argv[1]: "arena", "va" or "legacy" (both modes on PyTorch's default stream) to run
+   * one of them (the gpu tests), nothing for all */
+  int want[3] = {1, 1, 1};
+  if (argc > 1) {
+    const char *names[3] = {"arena", "va", "legacy"};
+    int found = 0;
+    for (int i = 0; i < 3; i++) {
+      want[i] = strcmp(argv[1], names[i]) == 0;
+      found |= want[i];
+    }
+    if (!found) {
+      fprintf(stderr, "usage: %s [arena|va|legacy]\n", argv[0]);
+      return 2;
+    }
   }
   sfc_error_t err;
   if (sfcrt_cuda_driver_load(&drv, &err) != SFC_OK) {
@@ -349,25 +711,46 @@ int main(int argc, char **argv) {
   cu(drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
 
   int skipped = 0, ran = 0;
-  for (int m = first_mode; m <= last_mode; m++) {
-    sfcrt_cuda_mode_t mode = m ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
-    pb_t *b = pb_new();
-    rt_swap_plan(b, RT_VALID);
-    int r = replay(b, "swap plan", mode);
-    pb_free(b);
-    b = pb_new();
-    pb_simple_chain(b, 8);
-    int r2 = replay(b, "chain of 8", mode);
-    pb_free(b);
-    b = pb_new();
-    pb_example_full(b);
-    int r3 = replay(b, "example_full", mode);
-    pb_free(b);
-    skipped += (r == 77) + (r2 == 77) + (r3 == 77);
-    ran += (r == 0) + (r2 == 0) + (r3 == 0);
+  for (int m = 0; m < 4; m++) {
+    /* 0 arena, 1 va, 2 and 3: arena and va on the default stream */
+    if (!want[m < 2 ? m : 2])
+      continue;
+    sfcrt_cuda_mode_t mode = m % 2 ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+    int flags = m >= 2 ? RP_DEFAULT_STREAM : 0;
+    static const char *const names[] = {"swap plan", "chain of 8", "example_full", "prefetch"};
+    for (int p = 0; p < 4; p++) {
+      pb_t *b = pb_new();
+      if (p == 0)
+        rt_swap_plan(b, RT_VALID);
+      else if (p == 1)
+        pb_simple_chain(b, 8);
+      else if (p == 2)
+        pb_example_full(b);
+      else
+        prefetch_plan(b);
+      char name[64];
+      snprintf(name, sizeof(name), "%s%s", names[p], flags ? ", default stream" : "");
+      int r = replay_opt(b, name, mode, NULL, flags | (p == 3 ? RP_UNVALIDATED : 0));
+      pb_free(b);
+      skipped += r == 77;
+      ran += r == 0;
+    }
   }
-  RUN(test_driver_failures);
-  RUN(test_framework_stream);
+  if (ran > 0 && argc == 1) {
+    RUN(test_driver_failures);
+    RUN(test_framework_stream);
+    RUN(test_va_non_power_of_two_chunk);
+    RUN(test_context_device);
+    RUN(test_capture);
+    RUN(test_pop_checked);
+    RUN(test_destroy_push_fails);
+    RUN(test_blocking_sync);
+    RUN(test_va_oom_at_create);
+    RUN(test_two_sessions);
+  } else if (ran > 0 && want[1]) {
+    RUN(test_va_non_power_of_two_chunk); /* the real driver's alignment rule */
+    RUN(test_two_sessions);
+  }
   CUcontext popped;
   drv.fn.cuCtxPopCurrent(&popped);
   drv.fn.cuDevicePrimaryCtxRelease(dev);

@@ -167,10 +167,18 @@ static void test_fake_library(void) {
   CHECK_EQ_U64(sfcrt_cuda_driver_load_names(names, 2, &d, &err), SFC_OK);
   CHECK(d.library != NULL);
   CHECK_EQ_U64(d.driver_version, 12080);
+  /* like the real driver, the fake allocates in the current context */
   CUdeviceptr p = 0;
+  CUcontext ctx = NULL, popped = NULL;
+  CHECK_EQ_U64(d.fn.cuMemAlloc(&p, 4096), CUDA_ERROR_INVALID_CONTEXT);
+  CHECK_EQ_U64(d.fn.cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+  CHECK_EQ_U64(d.fn.cuCtxPushCurrent(ctx), CUDA_SUCCESS);
   CHECK_EQ_U64(sfcrt_cuda_check(&d, d.fn.cuMemAlloc(&p, 4096), "cuMemAlloc", &err), SFC_OK);
   CHECK(p != 0);
   CHECK_EQ_U64(sfcrt_cuda_check(&d, d.fn.cuMemFree(p), "cuMemFree", &err), SFC_OK);
+  CHECK_EQ_U64(d.fn.cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+  CHECK(popped == ctx);
+  CHECK_EQ_U64(d.fn.cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
   sfcrt_cuda_driver_unload(&d);
   CHECK(d.library == NULL && d.fn.cuMemAlloc == NULL);
   /* twice in a row: no state survives an unload */
@@ -179,7 +187,25 @@ static void test_fake_library(void) {
   sfcrt_cuda_driver_unload(&d); /* idempotent on a zeroed driver */
 }
 
+/* A session's destroy unloads its driver handle; the driver itself must stay in the
+ * process (it is shared with the framework and other sessions, and reloading it costs a
+ * cuInit): after load + unload the library is still mapped (dlopen RTLD_NOLOAD finds it).
+ * This binary links the fake statically and never opens the shared fake itself. */
+static void test_driver_stays_loaded(void) {
+  CHECK(dlopen(SFC_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD) == NULL); /* not loaded yet */
+  const char *names[] = {SFC_FAKE_LIBCUDA};
+  sfcrt_cuda_driver_t d;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_cuda_driver_load_names(names, 1, &d, &err), SFC_OK);
+  sfcrt_cuda_driver_unload(&d);
+  void *still = dlopen(SFC_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  CHECK(still != NULL);
+  if (still)
+    dlclose(still);
+}
+
 int main(void) {
+  RUN(test_driver_stays_loaded); /* first: before test_fake_library loads the library */
   RUN(test_missing_library);
   RUN(test_real_load);
   RUN(test_not_a_driver);

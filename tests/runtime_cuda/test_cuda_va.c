@@ -259,15 +259,49 @@ static void test_internal_fragmentation(void) {
     CHECK_EQ_U64(sfcrt_cuda_va_range_reserve(&p, &r, bytes, &err), SFC_OK);
     CHECK(r.bytes >= bytes && r.bytes - bytes < p.chunk_bytes);
     CHECK_EQ_U64(r.bytes % (3 * G), 0);
-    CHECK_EQ_U64(r.base % (3 * G), 0);
+    CHECK_EQ_U64(r.base % G, 0); /* granularity-aligned: the driver's default alignment */
     CHECK_EQ_U64(sfcrt_cuda_va_range_release(&p, &r, &err), SFC_OK);
   }
   CHECK_EQ_U64(sfcrt_cuda_va_pool_deinit(&p, &err), SFC_OK);
   CHECK_EQ_U64(fake_cuda_state()->reservations_live, 0);
 }
 
+/* A chunk that is not a power of two: v100-nvlink2's 40 MiB over a 2 MiB granularity.
+ * The driver takes only a power-of-two (or 0) alignment in cuMemAddressReserve, so the
+ * pool must not pass the chunk size as the alignment (issue 13, item 1). */
+static void test_non_power_of_two_chunk(void) {
+  sfcrt_cuda_va_pool_t p;
+  sfcrt_cuda_va_range_t r;
+  sfc_error_t err;
+  setup();
+  fake_cuda_state()->granularity = 2u << 20;
+  const size_t chunk = 40u << 20;
+  CHECK_EQ_U64(sfcrt_cuda_va_pool_init(&p, &drv, 0, chunk, 3 * chunk, 0, NULL, &err), SFC_OK);
+  CHECK_EQ_U64(p.chunk_bytes, chunk);
+  sfc_status_t st = sfcrt_cuda_va_range_reserve(&p, &r, 50u << 20, &err);
+  CHECK_EQ_U64(st, SFC_OK);
+  if (st != SFC_OK) {
+    fprintf(stderr, "reserve: %s\n", err.message);
+    sfcrt_cuda_va_pool_deinit(&p, &err);
+    return;
+  }
+  CHECK_EQ_U64(r.chunks, 2);
+  CHECK_EQ_U64(r.base % (2u << 20), 0);
+  CHECK_EQ_U64(sfcrt_cuda_va_range_map(&p, &r, &err), SFC_OK);
+  unsigned char *m = (unsigned char *)(uintptr_t)r.base;
+  m[0] = 1;
+  m[r.bytes - 1] = 2; /* both chunks mapped and accessible */
+  CHECK(m[0] == 1 && m[r.bytes - 1] == 2);
+  check_pool(&p);
+  CHECK_EQ_U64(sfcrt_cuda_va_range_release(&p, &r, &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_cuda_va_pool_deinit(&p, &err), SFC_OK);
+  CHECK_EQ_U64(fake_cuda_state()->reservations_live, 0);
+  CHECK_EQ_U64(fake_cuda_state()->violations, 0);
+}
+
 int main(void) {
   RUN(test_chunk_size);
+  RUN(test_non_power_of_two_chunk);
   RUN(test_map_unmap_reuse);
   RUN(test_map_failures);
   RUN(test_deinit_mapped);

@@ -26,7 +26,8 @@
  *    end of the iteration end there). The file is written at the second
  *    iteration_begin or at sfcrt_torch_flush, whichever comes first.
  *  - replay: `path` is the packed CSV (with `offset`). One arena of max(offset + size)
- *    bytes is allocated at the first request; the k-th request of each iteration
+ *    bytes is allocated when replay is configured (sfcrt_torch_configure, or the first
+ *    call when the environment configures it); the k-th request of each iteration
  *    (counted from sfcrt_torch_iteration_begin) is served at arena + offset[k] when its
  *    size equals the profile's and no block still live overlaps that range. Anything
  *    else — a different size, more requests than profiled, a live-range conflict, a
@@ -38,15 +39,21 @@
  * Configuration: sfcrt_torch_configure, or, if it was not called before the first
  * request, the environment: SFCRT_TORCH_MODE (off|record|replay), SFCRT_TORCH_TRACE
  * (path), SFCRT_TORCH_MAX_REQUESTS (record capacity, default 1048576),
- * SFCRT_TORCH_BACKEND (cuda, the default, or host: malloc memory, for tests without a
- * GPU), SFCRT_CUDA_LIBRARY (driver library to dlopen instead of libcuda.so.1).
+ * SFCRT_TORCH_DEVICE (the arena's device index, default 0: requests on other devices
+ * are outside the profile), SFCRT_TORCH_BACKEND (cuda, the default, or host: malloc
+ * memory, for tests without a GPU), SFCRT_CUDA_LIBRARY (driver library to dlopen
+ * instead of libcuda.so.1).
  *
  * Contract: the functions are thread-safe (one mutex); alloc returns NULL on failure
- * (PyTorch raises out-of-memory) and the reason is in sfcrt_torch_last_error(); nothing
- * prints or aborts. Requests of 0 bytes return NULL without counting. The stream
- * arguments are ignored: like PyTorch's own allocator with one stream, memory freed is
- * reused in request order; work on other streams must be ordered by the framework.
- * Functions returning int return an sfc_status_t (0 = OK).
+ * and the reason is in sfcrt_torch_last_error() (PyTorch does NOT raise on NULL: use
+ * sfcrt_torch_alloc_checked from libsfcrt_torch.so); nothing prints or aborts. Requests
+ * of 0 bytes return NULL without counting. Streams: stream 0 is the legacy default
+ * stream. Planned memory freed on one stream and handed to a request on another is
+ * ordered by an event (the new stream waits for the free; stream_waits counts it), so
+ * no record_stream is needed for planned memory; fallback memory is freed after its
+ * stream's queued work. While a request's stream is capturing a CUDA graph, requests
+ * fail (SFC_ERR_STATE, capture_refused) and frees are held (capture_frees): nothing
+ * capture forbids is called. Functions returning int return an sfc_status_t (0 = OK).
  */
 #ifndef SFCRT_TORCH_H
 #define SFCRT_TORCH_H
@@ -69,7 +76,8 @@ typedef struct sfcrt_torch_stats {
   uint64_t requests;          /* allocations of > 0 bytes */
   uint64_t planned;           /* replay: served at the planned arena offset */
   uint64_t fallback;          /* served by the fallback allocator (sum of the four below
-                                 in replay; every request in record and off) */
+                                 and fallback_stream in replay; every request in record
+                                 and off) */
   uint64_t fallback_size;     /* replay: size differs from the profile's k-th request */
   uint64_t fallback_extra;    /* replay: more requests than the profile has */
   uint64_t fallback_conflict; /* replay: the planned range is still occupied */
@@ -83,11 +91,43 @@ typedef struct sfcrt_torch_stats {
   uint64_t fallback_bytes_live, fallback_bytes_peak;
   uint64_t arena_bytes; /* replay: the arena, max(offset + size) */
   uint64_t recorded;    /* record: requests in the written trace (0 until written) */
+  /* (fields below were added after the first release; older readers ignore them) */
+  uint64_t stream_waits;    /* replay: planned memory freed on one stream and handed to a
+                               request on another: that stream waited for the free */
+  uint64_t fallback_stream; /* replay: ... and the wait could not be set up: fallback */
+  uint64_t capture_refused; /* cuda: requests refused because their stream was capturing
+                               a CUDA graph (also counted in failed) */
+  uint64_t capture_frees;   /* cuda: frees during capture: the memory is kept allocated
+                               (a captured graph may still use it) */
 } sfcrt_torch_stats_t;
 
-/* The CUDAPluggableAllocator pair (stream is a cudaStream_t). */
+/* The CUDAPluggableAllocator pair (stream is a cudaStream_t; 0 is the legacy default
+ * stream). sfcrt_torch_alloc returns NULL on failure, and PyTorch (2.x) does not check:
+ * the tensor would sit at address 0. Give PyTorch the raising pair below where it is
+ * built; else check sfcrt_torch_get_stats().failed after each step (tools/torch-two-run
+ * does). */
 void *sfcrt_torch_alloc(size_t size, int device, void *stream);
 void sfcrt_torch_free(void *ptr, size_t size, int device, void *stream);
+
+/* As sfcrt_torch_alloc, saying why it failed: SFC_OK with *out set (NULL only for 0
+ * bytes), or SFC_ERR_OUT_OF_MEMORY (no device/host memory for the fallback or arena),
+ * SFC_ERR_STATE (the stream is capturing a CUDA graph), SFC_ERR_UNAVAILABLE (no
+ * driver), SFC_ERR_INVALID_ARGUMENT (bad configuration), SFC_ERR_DEVICE, with *out NULL
+ * and the reason in sfcrt_torch_last_error(). */
+int sfcrt_torch_alloc_status(size_t size, int device, void *stream, void **out);
+
+/* libsfcrt_torch.so — a small C++ library next to libsfcrt.so, built where CMake finds
+ * a C++ compiler — exports the same pair for CUDAPluggableAllocator, except that a
+ * failed allocation throws instead of returning NULL: c10::OutOfMemoryError (Python:
+ * torch.cuda.OutOfMemoryError) for SFC_ERR_OUT_OF_MEMORY when it was built against
+ * PyTorch's C++ headers (SFC_TORCH_C10: torch/include found), else, and for the other
+ * statuses, a C++ exception carrying the message ("CUDA out of memory. Tried to
+ * allocate ..." for out of memory), which PyTorch turns into a Python exception
+ * (a std::bad_alloc subclass; c10::Error, a RuntimeError, with the headers).
+ * sfcrt_torch_shim_raises() says which: 2 c10 errors, 1 std exceptions. */
+void *sfcrt_torch_alloc_checked(size_t size, int device, void *stream);
+void sfcrt_torch_free_checked(void *ptr, size_t size, int device, void *stream);
+int sfcrt_torch_shim_raises(void);
 
 /* Sets the mode and its file (record: where to write; replay: the packed CSV to load).
  * Allowed once, before the first request; SFC_ERR_STATE afterwards. Replay loads and
@@ -103,7 +143,8 @@ int sfcrt_torch_flush(void);
 
 void sfcrt_torch_get_stats(sfcrt_torch_stats_t *out);
 
-/* The message of the last failure ("" if none). Valid until the next call. */
+/* The message of the last failure ("" if none), copied for the calling thread: valid
+ * and unchanged until this thread calls sfcrt_torch_last_error again. */
 const char *sfcrt_torch_last_error(void);
 
 /* Writes a pending trace, frees the arena and every table, unloads the driver, and

@@ -37,8 +37,16 @@ sfc_status_t sfcrt_torch_match_init_replay(sfcrt_torch_match_t *m, sfcrt_torch_t
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
                          "replay needs a packed trace with an offset column (sfc pack -o)");
   m->live = sfc_calloc(alloc, plan->count ? plan->count : 1, sizeof(*m->live));
-  if (!m->live)
+  m->retired_cap = 2 * plan->count + 2;
+  m->retired = sfc_calloc(alloc, m->retired_cap, sizeof(*m->retired));
+  if (!m->live || !m->retired) {
+    if (m->live)
+      sfc_free(alloc, m->live, (plan->count ? plan->count : 1) * sizeof(*m->live));
+    if (m->retired)
+      sfc_free(alloc, m->retired, m->retired_cap * sizeof(*m->retired));
+    m->live = m->retired = NULL;
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "no memory for %zu live blocks", plan->count);
+  }
   m->plan = *plan;
   memset(plan, 0, sizeof(*plan));
   m->stats.arena_bytes = sfcrt_torch_trace_arena_bytes(&m->plan);
@@ -47,6 +55,13 @@ sfc_status_t sfcrt_torch_match_init_replay(sfcrt_torch_match_t *m, sfcrt_torch_t
 
 void sfcrt_torch_match_set_arena(sfcrt_torch_match_t *m, void *arena) {
   m->arena = arena;
+}
+
+void sfcrt_torch_match_set_sync(sfcrt_torch_match_t *m, const sfcrt_torch_sync_t *sync) {
+  if (sync)
+    m->sync = *sync;
+  else
+    memset(&m->sync, 0, sizeof(m->sync));
 }
 
 sfc_status_t sfcrt_torch_match_init_record(sfcrt_torch_match_t *m, size_t max_requests,
@@ -77,6 +92,8 @@ void sfcrt_torch_match_deinit(sfcrt_torch_match_t *m) {
   const sfc_allocator_t *a = m->alloc;
   if (m->live)
     sfc_free(a, m->live, (m->plan.count ? m->plan.count : 1) * sizeof(*m->live));
+  if (m->retired)
+    sfc_free(a, m->retired, m->retired_cap * sizeof(*m->retired));
   sfcrt_torch_trace_free(&m->plan, a);
   if (m->rec)
     sfc_free(a, m->rec, m->rec_cap * sizeof(*m->rec));
@@ -190,6 +207,44 @@ static size_t live_lower_bound(const sfcrt_torch_match_t *m, uint64_t off) {
   return lo;
 }
 
+/* First retired range whose end is past off (retired ranges are disjoint and sorted,
+ * so their ends are sorted too). */
+static size_t retired_first(const sfcrt_torch_match_t *m, uint64_t off) {
+  size_t lo = 0, hi = m->retired_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->retired[mid].end <= off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Replaces retired[r0, r1), the ranges that meet [o, e), by what is left of them
+ * outside [o, e): at most a left and a right piece. */
+static void retired_cut(sfcrt_torch_match_t *m, size_t r0, size_t r1, uint64_t o, uint64_t e) {
+  if (r0 == r1)
+    return;
+  sfcrt_torch_live_t piece[2];
+  size_t keep = 0;
+  if (m->retired[r0].offset < o) {
+    piece[keep] = m->retired[r0];
+    piece[keep++].end = o;
+  }
+  if (m->retired[r1 - 1].end > e) {
+    piece[keep] = m->retired[r1 - 1];
+    piece[keep++].offset = e;
+  }
+  /* The count stays below retired_cap: every range ends at planned offsets and ends, so
+   * there are at most 2 * count - 1 of them; the guard only keeps memory safe. */
+  if (m->retired_count - (r1 - r0) + keep > m->retired_cap)
+    keep = m->retired_cap - (m->retired_count - (r1 - r0));
+  memmove(&m->retired[r0 + keep], &m->retired[r1], (m->retired_count - r1) * sizeof(*m->retired));
+  memcpy(&m->retired[r0], piece, keep * sizeof(*m->retired));
+  m->retired_count = m->retired_count - (r1 - r0) + keep;
+}
+
 static void *fallback(sfcrt_torch_match_t *m, size_t size, uint64_t *reason) {
   if (reason)
     (*reason)++;
@@ -206,6 +261,10 @@ static void *fallback(sfcrt_torch_match_t *m, size_t size, uint64_t *reason) {
 }
 
 void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size) {
+  return sfcrt_torch_match_alloc_on(m, size, NULL);
+}
+
+void *sfcrt_torch_match_alloc_on(sfcrt_torch_match_t *m, size_t size, void *stream) {
   if (size == 0)
     return NULL;
   m->stats.requests++;
@@ -238,8 +297,22 @@ void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size) {
   if ((at > 0 && m->live[at - 1].end > b->offset) ||
       (at < m->live_count && m->live[at].offset < end))
     return fallback(m, size, &m->stats.fallback_conflict);
+  /* memory last freed on another stream: this stream waits for those frees first */
+  size_t r0 = retired_first(m, b->offset), r1 = r0;
+  while (r1 < m->retired_count && m->retired[r1].offset < end)
+    r1++;
+  for (size_t i = r0; i < r1; i++) {
+    const sfcrt_torch_live_t *r = &m->retired[i];
+    if (r->stream == stream)
+      continue;
+    if (m->sync.reuse &&
+        m->sync.reuse(m->sync.user, stream, r->k, r->stream, r->recorded) != SFC_OK)
+      return fallback(m, size, &m->stats.fallback_stream);
+    m->stats.stream_waits++;
+  }
+  retired_cut(m, r0, r1, b->offset, end);
   memmove(&m->live[at + 1], &m->live[at], (m->live_count - at) * sizeof(*m->live));
-  m->live[at] = (sfcrt_torch_live_t){b->offset, end};
+  m->live[at] = (sfcrt_torch_live_t){b->offset, end, k, stream, 0};
   m->live_count++;
   m->stats.planned++;
   return m->arena + b->offset;
@@ -252,7 +325,28 @@ void *sfcrt_torch_match_alloc_unprofiled(sfcrt_torch_match_t *m, size_t size) {
   return fallback(m, size, &m->stats.fallback_outside);
 }
 
+void sfcrt_torch_match_alloc_refused(sfcrt_torch_match_t *m, size_t size, bool capture) {
+  if (size == 0)
+    return;
+  m->stats.requests++;
+  m->stats.failed++;
+  m->stats.capture_refused += capture;
+  if (m->mode == SFCRT_TORCH_MODE_REPLAY && m->in_iteration && m->arena)
+    m->next++;
+}
+
+void sfcrt_torch_match_free_held(sfcrt_torch_match_t *m, void *ptr, size_t size) {
+  if (!ptr)
+    return;
+  m->stats.frees++;
+  m->stats.capture_frees++;
+}
+
 void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size) {
+  sfcrt_torch_match_free_on(m, ptr, size, NULL);
+}
+
+void sfcrt_torch_match_free_on(sfcrt_torch_match_t *m, void *ptr, size_t size, void *stream) {
   if (!ptr)
     return;
   m->stats.frees++;
@@ -262,8 +356,18 @@ void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size) {
     uint64_t off = (uint64_t)(p - m->arena);
     size_t at = live_lower_bound(m, off);
     if (at < m->live_count && m->live[at].offset == off) {
+      sfcrt_torch_live_t r = m->live[at];
       memmove(&m->live[at], &m->live[at + 1], (m->live_count - at - 1) * sizeof(*m->live));
       m->live_count--;
+      /* retired: remember the freeing stream (disjoint from every other range) */
+      r.stream = stream;
+      r.recorded = m->sync.freed ? m->sync.freed(m->sync.user, r.k, stream) : 0;
+      size_t i = retired_first(m, r.offset);
+      if (m->retired_count < m->retired_cap) { /* always: see retired_cut */
+        memmove(&m->retired[i + 1], &m->retired[i], (m->retired_count - i) * sizeof(*m->retired));
+        m->retired[i] = r;
+        m->retired_count++;
+      }
     } else {
       m->stats.unknown_frees++;
     }

@@ -15,6 +15,16 @@
  * check, O(live) to insert/remove). Otherwise the fallback serves it and a counter
  * says why. Frees inside the arena remove the live block; others go to the fallback.
  *
+ * Streams (PyTorch's rule: memory freed on one stream is reused on that stream only,
+ * and record_stream does nothing for a pluggable allocator): a freed planned block
+ * becomes a retired range remembering its freeing stream (and whether the device
+ * recorded an event there, sfcrt_torch_sync_t.freed). A request whose planned range
+ * meets retired ranges freed on another stream makes its stream wait for each of them
+ * (sfcrt_torch_sync_t.reuse) before it gets the memory; if that fails the request goes
+ * to the fallback (fallback_stream). Retired ranges are disjoint, sorted by offset,
+ * trimmed by every reuse: at most 2 * count + 1 of them (their ends are planned
+ * offsets and ends), allocated at init. O(log n + retired met) per request.
+ *
  * Record (§4.1): every request is served by the fallback; between the first and the
  * second iteration_begin each request k gets lower = clock, the free that returns it
  * upper = clock, the clock ticking after each; blocks live at the end get upper = the
@@ -36,7 +46,24 @@ typedef void (*sfcrt_torch_fallback_free_fn)(void *user, void *ptr, size_t size)
 
 typedef struct sfcrt_torch_live {
   uint64_t offset, end;
+  uint64_t k;   /* the request number that planned it (retired: its last occupant) */
+  void *stream; /* live: the allocating stream; retired: the freeing stream */
+  int recorded; /* retired: the device recorded an event at the free */
 } sfcrt_torch_live_t;
+
+/* Stream ordering of arena reuse, given by the device layer (NULL: nothing to order,
+ * e.g. host memory). */
+typedef struct sfcrt_torch_sync {
+  /* Planned block k was freed on `stream`: may record an event there for a later
+   * reuse to wait on; returns 1 when it did, 0 when not. */
+  int (*freed)(void *user, uint64_t k, void *stream);
+  /* Planned memory last used by block k, freed on old_stream, is handed to a request on
+   * `stream` (!= old_stream): make `stream` wait for the free (for the event `freed`
+   * recorded, or, when it recorded none, for an event recorded on old_stream now).
+   * Anything but SFC_OK sends the request to the fallback (fallback_stream). */
+  sfc_status_t (*reuse)(void *user, void *stream, uint64_t k, void *old_stream, int recorded);
+  void *user;
+} sfcrt_torch_sync_t;
 
 typedef struct sfcrt_torch_match {
   sfcrt_torch_mode_t mode;
@@ -53,6 +80,9 @@ typedef struct sfcrt_torch_match {
   char *arena;              /* not owned; arena_bytes = stats.arena_bytes */
   sfcrt_torch_live_t *live; /* [plan.count] sorted by offset, live_count used */
   size_t live_count;
+  sfcrt_torch_live_t *retired; /* [retired_cap] freed planned ranges, sorted, disjoint */
+  size_t retired_count, retired_cap;
+  sfcrt_torch_sync_t sync;
 
   /* record */
   sfcrt_torch_block_t *rec; /* [rec_cap] */
@@ -73,6 +103,8 @@ sfc_status_t sfcrt_torch_match_init_replay(sfcrt_torch_match_t *m, sfcrt_torch_t
                                            sfcrt_torch_fallback_free_fn fb_free, void *user,
                                            const sfc_allocator_t *alloc, sfc_error_t *err);
 void sfcrt_torch_match_set_arena(sfcrt_torch_match_t *m, void *arena);
+/* Replay: how reuse across streams is ordered (copied; NULL = nothing to order). */
+void sfcrt_torch_match_set_sync(sfcrt_torch_match_t *m, const sfcrt_torch_sync_t *sync);
 
 /* Record up to max_requests requests of one iteration. */
 sfc_status_t sfcrt_torch_match_init_record(sfcrt_torch_match_t *m, size_t max_requests,
@@ -95,12 +127,27 @@ void sfcrt_torch_match_iteration_begin(sfcrt_torch_match_t *m, bool *out_trace_c
  * it never started, SFC_ERR_LIMIT when requests overflowed the capacity. */
 sfc_status_t sfcrt_torch_match_record_finish(sfcrt_torch_match_t *m, sfc_error_t *err);
 
-void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size);
+/* A request on `stream` (NULL: the one stream of a device without streams). */
+void *sfcrt_torch_match_alloc_on(sfcrt_torch_match_t *m, size_t size, void *stream);
+void *sfcrt_torch_match_alloc(sfcrt_torch_match_t *m, size_t size); /* stream NULL */
 
 /* A request outside the profile (e.g. on another GPU): always the fallback, never
  * recorded, never advancing the request counter; counted in fallback_outside. */
 void *sfcrt_torch_match_alloc_unprofiled(sfcrt_torch_match_t *m, size_t size);
-void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size);
+
+/* A request the device refused before the matcher saw it (capture: its stream is
+ * capturing a CUDA graph; else a driver failure): counted in failed (and
+ * capture_refused); in replay it takes its request number, so the rest of the
+ * iteration keeps its plan. */
+void sfcrt_torch_match_alloc_refused(sfcrt_torch_match_t *m, size_t size, bool capture);
+
+/* A free on `stream` (the stream the block was allocated on, as PyTorch passes it). */
+void sfcrt_torch_match_free_on(sfcrt_torch_match_t *m, void *ptr, size_t size, void *stream);
+void sfcrt_torch_match_free(sfcrt_torch_match_t *m, void *ptr, size_t size); /* stream NULL */
+
+/* A free the device must not carry out now (capture): the block stays allocated — a
+ * planned block stays live, fallback memory is kept — and capture_frees counts it. */
+void sfcrt_torch_match_free_held(sfcrt_torch_match_t *m, void *ptr, size_t size);
 
 /* max(offset + size) over the plan: the arena replay needs. */
 uint64_t sfcrt_torch_trace_arena_bytes(const sfcrt_torch_trace_t *plan);

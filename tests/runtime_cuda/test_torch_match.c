@@ -405,7 +405,125 @@ static void test_two_run_flow(void) {
   remove(packed);
 }
 
+/* Streams (issue 13, item 4): planned memory freed on one stream and handed to a
+ * request on another makes that stream wait for the free; same-stream reuse does not.
+ * A recording sync callback stands in for the device's events. */
+static struct {
+  long freed, reuses;
+  uint64_t k[16];
+  void *stream[16], *old[16];
+  int recorded[16];
+  sfc_status_t fail;
+} sy;
+static int sy_freed(void *user, uint64_t k, void *stream) {
+  sy.freed++;
+  return k % 2 == 0; /* pretend an event was recorded for even requests */
+}
+static sfc_status_t sy_reuse(void *user, void *stream, uint64_t k, void *old_stream, int recorded) {
+  if (sy.reuses < 16) {
+    sy.k[sy.reuses] = k;
+    sy.stream[sy.reuses] = stream;
+    sy.old[sy.reuses] = old_stream;
+    sy.recorded[sy.reuses] = recorded;
+  }
+  sy.reuses++;
+  return sy.fail;
+}
+
+static void test_streams(void) {
+  static char arena[896];
+  void *A = (void *)0xA, *B = (void *)0xB;
+  sfcrt_torch_match_t m;
+  fb_reset();
+  memset(&sy, 0, sizeof(sy));
+  make_replay(&m, arena);
+  sfcrt_torch_sync_t sync = {sy_freed, sy_reuse, NULL};
+  sfcrt_torch_match_set_sync(&m, &sync);
+  void *p[4];
+  /* plan4's order; requests 0 and 1 on A, 2 and 3 on B: 2 reuses 0's bytes */
+  for (int it = 0; it < 2; it++) {
+    sfcrt_torch_match_iteration_begin(&m, NULL);
+    p[0] = sfcrt_torch_match_alloc_on(&m, 256, A);
+    p[1] = sfcrt_torch_match_alloc_on(&m, 512, A);
+    sfcrt_torch_match_free_on(&m, p[0], 256, A);
+    p[2] = sfcrt_torch_match_alloc_on(&m, 256, B);
+    p[3] = sfcrt_torch_match_alloc_on(&m, 128, B);
+    sfcrt_torch_match_free_on(&m, p[1], 512, A);
+    sfcrt_torch_match_free_on(&m, p[2], 256, B);
+    sfcrt_torch_match_free_on(&m, p[3], 128, B);
+    CHECK(p[0] == arena && p[2] == arena);
+    if (it == 0) {
+      /* one wait: request 2 (B) after request 0's free on A (even: recorded) */
+      CHECK_EQ_U64(sy.reuses, 1);
+      CHECK(sy.k[0] == 0 && sy.stream[0] == B && sy.old[0] == A && sy.recorded[0] == 1);
+    }
+  }
+  /* iteration 2: request 0 (A) waits for request 2's free on B, request 2 (B) for
+   * request 0's free on A again */
+  CHECK_EQ_U64(sy.reuses, 3);
+  CHECK(sy.k[1] == 2 && sy.stream[1] == A && sy.old[1] == B);
+  CHECK(sy.k[2] == 0 && sy.stream[2] == B && sy.old[2] == A);
+  CHECK_EQ_U64(m.stats.stream_waits, 3);
+  CHECK_EQ_U64(sy.freed, 8);
+  CHECK_EQ_U64(m.stats.planned, 8);
+  CHECK_EQ_U64(m.retired_count, 3); /* [0,256) B, [256,768) A, [768,896) B */
+  /* a failing wait sends the request to the fallback, and the range keeps its history */
+  sy.fail = SFC_ERR_DEVICE;
+  sfcrt_torch_match_iteration_begin(&m, NULL);
+  p[0] = sfcrt_torch_match_alloc_on(&m, 256, A);
+  CHECK(!in_arena(p[0], arena));
+  CHECK_EQ_U64(m.stats.fallback_stream, 1);
+  CHECK_EQ_U64(m.retired_count, 3);
+  sfcrt_torch_match_free_on(&m, p[0], 256, A);
+  sfcrt_torch_match_deinit(&m);
+  CHECK_EQ_U64(fb_live, 0);
+}
+
+/* Partial overlaps: retired ranges are trimmed and split by each reuse. */
+static void test_streams_split(void) {
+  static char arena[1024];
+  static const sfcrt_torch_block_t plan3[3] = {{0, 1, 1024, 0}, {2, 3, 256, 256}, {4, 5, 1024, 0}};
+  void *A = (void *)0xA, *B = (void *)0xB, *C = (void *)0xC;
+  sfcrt_torch_trace_t t = {.count = 3, .has_offsets = true, .capacity_ = 3};
+  t.blocks = malloc(sizeof(plan3));
+  memcpy(t.blocks, plan3, sizeof(plan3));
+  sfcrt_torch_match_t m;
+  sfc_error_t err;
+  fb_reset();
+  memset(&sy, 0, sizeof(sy));
+  CHECK_EQ_U64(sfcrt_torch_match_init_replay(&m, &t, fb_alloc, fb_free, NULL, NULL, &err), SFC_OK);
+  sfcrt_torch_match_set_arena(&m, arena);
+  sfcrt_torch_sync_t sync = {sy_freed, sy_reuse, NULL};
+  sfcrt_torch_match_set_sync(&m, &sync);
+  sfcrt_torch_match_iteration_begin(&m, NULL);
+  void *a = sfcrt_torch_match_alloc_on(&m, 1024, A);
+  sfcrt_torch_match_free_on(&m, a, 1024, A);
+  CHECK_EQ_U64(m.retired_count, 1);
+  void *b = sfcrt_torch_match_alloc_on(&m, 256, B); /* [256,512) splits A's range */
+  CHECK(b == arena + 256);
+  CHECK_EQ_U64(m.retired_count, 2);
+  CHECK(m.retired[0].offset == 0 && m.retired[0].end == 256 && m.retired[0].stream == A);
+  CHECK(m.retired[1].offset == 512 && m.retired[1].end == 1024 && m.retired[1].stream == A);
+  sfcrt_torch_match_free_on(&m, b, 256, B);
+  CHECK_EQ_U64(m.retired_count, 3);
+  void *c = sfcrt_torch_match_alloc_on(&m, 1024, C); /* meets all three */
+  CHECK(c == arena);
+  CHECK_EQ_U64(m.retired_count, 0);
+  CHECK_EQ_U64(sy.reuses, 4); /* b after A; c after A, B, A */
+  CHECK(sy.old[1] == A && sy.old[2] == B && sy.old[3] == A && sy.k[2] == 1);
+  sfcrt_torch_match_free_on(&m, c, 1024, C);
+  /* same stream: no wait */
+  sfcrt_torch_match_iteration_begin(&m, NULL);
+  a = sfcrt_torch_match_alloc_on(&m, 1024, C);
+  CHECK_EQ_U64(sy.reuses, 4);
+  sfcrt_torch_match_free_on(&m, a, 1024, C);
+  CHECK_EQ_U64(m.stats.stream_waits, 4);
+  sfcrt_torch_match_deinit(&m);
+}
+
 int main(void) {
+  RUN(test_streams);
+  RUN(test_streams_split);
   RUN(test_exact_replay);
   RUN(test_size_mismatch);
   RUN(test_extra_and_short);

@@ -124,6 +124,29 @@ void sfcrt_integrity_deinit(sfcrt_integrity_t *g) {
   memset(g, 0, sizeof *g);
 }
 
+/* The bytes of its tensor block b holds: all of them, or (PARTIAL, 1.1) its box's
+ * elements times the element size (the dtype's, else the tensor's bytes over its
+ * element count, rounded up), as the loader checked against the block's bytes. */
+static uint64_t held_bytes(const sfc_plan_view_t *v, uint32_t b) {
+  const sfc_plan_block_t *x = &v->blocks[b];
+  const sfc_plan_tensor_t *t = &v->tensors[x->tensor];
+  if (!(x->flags & SFC_BLOCK_PARTIAL) || (x->flags & SFC_BLOCK_EXTERNAL))
+    return t->bytes;
+  const sfc_plan_box_t *box = &v->boxes[x->box];
+  uint64_t n = 1, elem = sfc_dtype_bytes(t->dtype);
+  if (!elem) { /* the element count saturates, as in the loader's check */
+    for (uint32_t d = 0; d < t->ndim; d++) {
+      uint64_t s = (uint64_t)t->shape[d]; /* >= 1: the box is a non-empty part of it */
+      n = n > UINT64_MAX / s ? UINT64_MAX : n * s;
+    }
+    elem = t->bytes / n + (t->bytes % n != 0);
+  }
+  n = elem;
+  for (uint32_t d = 0; d < box->ndim; d++)
+    n *= (uint64_t)(box->hi[d] - box->lo[d]);
+  return n; /* <= the block's bytes: no overflow */
+}
+
 static const char *tensor_name(const sfcrt_integrity_t *g, uint32_t t) {
   return sfc_plan_string(g->plan, g->plan->tensors[t].name);
 }
@@ -134,9 +157,8 @@ static int tensor_persistent(const sfcrt_integrity_t *g, uint32_t t) {
 
 /* Names what the unexpected word is: an older version of the tensor (searched back
  * 64 versions), or something else. */
-static void diagnose(const sfcrt_integrity_t *g, uint64_t tag, uint32_t t, uint64_t off,
-                     uint64_t found, char *buf, size_t n) {
-  uint64_t bytes = g->plan->tensors[t].bytes;
+static void diagnose(const sfcrt_integrity_t *g, uint64_t tag, uint32_t t, uint64_t bytes,
+                     uint64_t off, uint64_t found, char *buf, size_t n) {
   uint64_t n8 = (off / 8) * 8 + 8 <= bytes ? 8 : bytes % 8;
   for (uint64_t back = 1; back <= tag && back <= 64; back++) {
     uint64_t v = tag - back, w = sfcrt_pattern_word(t, v, off);
@@ -167,7 +189,7 @@ sfc_status_t sfcrt_integrity_check_step(sfcrt_integrity_t *g, uint64_t tag, uint
   const uint32_t *blocks = v->step_operands + ps->operand_begin;
   for (uint32_t i = 0; i < op->input_count; i++) {
     uint32_t t = tensors[i];
-    uint64_t bytes = v->tensors[t].bytes;
+    uint64_t bytes = held_bytes(v, blocks[i]);
     if (g->version[t] == SFCRT_VERSION_NONE || (!tensor_persistent(g, t) && g->version[t] != tag)) {
       if (!tensor_persistent(g, t))
         return sfc_error_set(err, SFC_ERR_INTEGRITY,
@@ -183,7 +205,7 @@ sfc_status_t sfcrt_integrity_check_step(sfcrt_integrity_t *g, uint64_t tag, uint
     uint64_t off = sfcrt_pattern_check(ptrs[i], bytes, t, g->version[t], &found, &expected);
     if (off != SFCRT_PATTERN_OK) {
       char why[160];
-      diagnose(g, tag, t, off, found, why, sizeof why);
+      diagnose(g, tag, t, bytes, off, found, why, sizeof why);
       return sfc_error_set(err, SFC_ERR_INTEGRITY,
                            "integrity: iteration %llu step %u (op '%s'): input %u tensor %u '%s' "
                            "(block %u) byte %llu of %llu: found 0x%016llx, expected 0x%016llx: "
@@ -208,7 +230,7 @@ void sfcrt_integrity_fill_step(sfcrt_integrity_t *g, uint64_t tag, uint32_t k, v
   uint32_t n = (uint32_t)op->input_count + op->output_count + op->temp_count;
   for (uint32_t i = op->input_count; i < n; i++) {
     uint32_t t = tensors[i];
-    sfcrt_pattern_fill(ptrs[i], v->tensors[t].bytes, t, tag);
+    sfcrt_pattern_fill(ptrs[i], held_bytes(v, blocks[i]), t, tag);
     g->version[t] = tag;
     g->last_ptr[t] = ptrs[i];
     g->last_block[t] = blocks[i];
@@ -226,17 +248,16 @@ sfc_status_t sfcrt_integrity_check_end(sfcrt_integrity_t *g, uint64_t tag, sfc_e
     if (!(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) &&
         b->last_step + 1 < v->step_count)
       continue;
-    uint64_t found = 0, expected = 0;
-    uint64_t off = sfcrt_pattern_check(g->last_ptr[t], v->tensors[t].bytes, t, g->version[t],
-                                       &found, &expected);
+    uint64_t found = 0, expected = 0, bytes = held_bytes(v, g->last_block[t]);
+    uint64_t off = sfcrt_pattern_check(g->last_ptr[t], bytes, t, g->version[t], &found, &expected);
     if (off != SFCRT_PATTERN_OK) {
       char why[160];
-      diagnose(g, tag, t, off, found, why, sizeof why);
+      diagnose(g, tag, t, bytes, off, found, why, sizeof why);
       return sfc_error_set(err, SFC_ERR_INTEGRITY,
                            "integrity: iteration %llu end: tensor %u '%s' (block %u) byte %llu of "
                            "%llu: found 0x%016llx, expected 0x%016llx: %s",
                            (unsigned long long)(tag - 1), t, tensor_name(g, t), g->last_block[t],
-                           (unsigned long long)off, (unsigned long long)v->tensors[t].bytes,
+                           (unsigned long long)off, (unsigned long long)bytes,
                            (unsigned long long)found, (unsigned long long)expected, why);
     }
   }

@@ -294,7 +294,9 @@ static sfc_status_t copy_sections(const reader_t *r, sfcrt_plan_t *p, sfc_error_
   }
   sfc_plan_view_t *v = &p->view;
   v->header = r->h;
-#define SET(field, kind, type) (v->field = e[kind].count ? (const type *)(mem + at[kind]) : NULL)
+  /* An empty section gets a pointer too (one past the previous array: never read), so
+   * replay may compute `array + begin` for an empty range without touching NULL. */
+#define SET(field, kind, type) (v->field = mem ? (const type *)(mem + at[kind]) : NULL)
   const sfc_plan_section_t *e = r->sec;
   SET(strings, SFC_SECTION_STRINGS, char);
   v->strings_bytes = e[SFC_SECTION_STRINGS].count;

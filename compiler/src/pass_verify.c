@@ -1,5 +1,10 @@
 /* pass_verify.c — the compiler's verifier (see verify.h for the list of invariants).
  *
+ * A second implementation of the rules of docs/plan-format.md ("Invariants", numbered
+ * 4-55 in messages' order below), independent of the runtime's loader
+ * (runtime/src/plan_validate.c): it shares only sfc/plan_format.h. It takes a view in
+ * memory, so the file-structure rules (1-3) are the loader's alone.
+ *
  * Happens-before. Work runs on three in-order queues: compute (steps), H2D
  * (swap-ins) and D2H (swap-outs). Each node gets a vector clock: for every queue,
  * how many of its nodes are known complete when this node starts. A node inherits
@@ -11,12 +16,20 @@
  * "which block last occupied these bytes" (an ordered set of byte segments) yields
  * the direct predecessors of each block's bytes. Checking each block only against
  * its direct predecessors suffices: every access to a block completes after the
- * block was written, so "before the writer of B" is transitive along the chain.
+ * block's first access (data-flow rules 34, 48, 50-52), so "before the first access
+ * of B" is transitive along the chain. A block nothing touches would break that
+ * chain, so such blocks are left out of the map (they constrain nothing).
  * O((blocks + segments) log blocks).
+ *
+ * Tiled outputs. The tiles' boxes of a handed-on output cover it exactly once iff
+ * the sum over the boxes of their signed corner indicators (+1 at lower corners,
+ * alternating with each upper coordinate) equals the tensor's own: sort all corners,
+ * add the signs per point, every sum must be zero. O(m log m) for m boxes.
  */
 #include "verify.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +52,7 @@ typedef struct vctx {
   uint32_t *last_use;       /* [block_count] last step using the block */
   uint32_t *filler;         /* [block_count] the swap-in writing the block */
   uint32_t *last_out;       /* [block_count] the last swap-out reading the block */
+  uint32_t *first_reads;    /* [block_count] 1 when the first step using it reads it */
   uint32_t *host_first_out; /* [host_block_count] first swap-out writing the host block */
   uint32_t *host_last_out;  /* [host_block_count] */
   uint32_t *host_last_in;   /* [host_block_count] last swap-in reading the host block */
@@ -61,6 +75,10 @@ static sfc_status_t fail(vctx_t *c, const char *fmt, ...) {
   return sfc_error_set(c->err, SFC_ERR_VERIFY, "%s", msg);
 }
 
+static sfc_status_t no_memory(vctx_t *c) {
+  return sfc_error_set(c->err, SFC_ERR_OUT_OF_MEMORY, "verify: out of memory");
+}
+
 static const char *tname(const vctx_t *c, uint32_t t) {
   return t < c->v->tensor_count ? sfc_plan_string(c->v, c->v->tensors[t].name) : "?";
 }
@@ -73,65 +91,133 @@ static uint32_t op_operand_count(const sfc_plan_op_t *op) {
   return (uint32_t)op->input_count + op->output_count + op->temp_count;
 }
 
-/* ---- 1. references --------------------------------------------------------- */
+static bool live_at(const sfc_plan_block_t *b, uint32_t step) {
+  return b->first_step <= step && step <= b->last_step;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  return a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* ---- 4-13. references ------------------------------------------------------- */
 
 static bool str_ok(const sfc_plan_view_t *v, uint32_t ref) {
   return ref < v->strings_bytes;
 }
 
-static sfc_status_t check_references(vctx_t *c) {
+/* [begin, begin + count) within n entries. */
+static bool span_ok(uint32_t begin, uint64_t count, uint64_t n) {
+  return (uint64_t)begin + count <= n;
+}
+
+static sfc_status_t check_graph_refs(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   if (v->strings_bytes == 0 || !v->strings || v->strings[0] != '\0' ||
       v->strings[v->strings_bytes - 1] != '\0')
     return fail(c, "strings: the table must start and end with a NUL byte");
+  const uint32_t meta[4] = {v->meta.graph_name, v->meta.profile_name, v->meta.generator,
+                            v->meta.times_device};
+  static const char *const meta_names[4] = {"graph_name", "profile_name", "generator",
+                                            "times_device"};
+  for (int i = 0; i < 4; i++)
+    if (!str_ok(v, meta[i]))
+      return fail(c, "meta: %s is string %u, past the %" PRIu64 "-byte string table", meta_names[i],
+                  meta[i], v->strings_bytes);
   uint32_t a = v->header.alignment;
   if (a == 0 || (a & (a - 1)) != 0)
     return fail(c, "header: alignment %u is not a power of two", a);
+  if (v->header.arena_bytes > SFC_PLAN_MAX_ARENA_BYTES ||
+      v->header.host_arena_bytes > SFC_PLAN_MAX_ARENA_BYTES ||
+      v->meta.va_chunk_bytes > SFC_PLAN_MAX_ARENA_BYTES)
+    return fail(c,
+                "header: arena %" PRIu64 ", host arena %" PRIu64 " or VA chunk %" PRIu64
+                " bytes is over the %" PRIu64 "-byte limit",
+                v->header.arena_bytes, v->header.host_arena_bytes, v->meta.va_chunk_bytes,
+                SFC_PLAN_MAX_ARENA_BYTES);
   for (uint32_t t = 0; t < v->tensor_count; t++) {
     const sfc_plan_tensor_t *x = &v->tensors[t];
-    if (!str_ok(v, x->name) || x->kind >= SFC_KIND_COUNT || x->ndim > SFC_PLAN_MAX_DIMS)
-      return fail(c, "tensor %u: bad name, kind or rank", t);
+    if (!str_ok(v, x->name))
+      return fail(c, "tensor %u: name is string %u, past the string table", t, x->name);
+    if (x->kind >= SFC_KIND_COUNT)
+      return fail(c, "tensor %u: kind %u is not a tensor kind", t, x->kind);
+    if (x->dtype >= SFC_DTYPE_COUNT)
+      return fail(c, "tensor %u: dtype %u is not a dtype", t, x->dtype);
+    if (x->ndim > SFC_PLAN_MAX_DIMS)
+      return fail(c, "tensor %u: rank %u is over %d", t, x->ndim, SFC_PLAN_MAX_DIMS);
+    if (x->batch_axis < -1 || x->batch_axis >= (int)x->ndim)
+      return fail(c, "tensor %u: batch axis %d is not an axis of its %u", t, x->batch_axis,
+                  x->ndim);
   }
   for (uint32_t o = 0; o < v->op_count; o++) {
     const sfc_plan_op_t *op = &v->ops[o];
-    if (!str_ok(v, op->name) || !str_ok(v, op->type) || op->phase >= SFC_PHASE_COUNT)
-      return fail(c, "op %u: bad name, type or phase", o);
-    if ((uint64_t)op->operand_begin + op_operand_count(op) > v->op_operand_count)
+    if (!str_ok(v, op->name) || !str_ok(v, op->type))
+      return fail(c, "op %u: name or type past the string table", o);
+    if (op->phase >= SFC_PHASE_COUNT)
+      return fail(c, "op %u (\"%s\"): phase %u is not a phase", o, oname(c, o), op->phase);
+    if (!span_ok(op->operand_begin, op_operand_count(op), v->op_operand_count))
       return fail(c, "op %u (\"%s\"): operands run past the operand list", o, oname(c, o));
-    for (uint32_t i = 0; i < op_operand_count(op); i++)
-      if (v->op_operands[op->operand_begin + i] >= v->tensor_count)
-        return fail(c, "op %u (\"%s\"): operand %u is not a tensor", o, oname(c, o), i);
     if (op->backward_of != NONE && op->backward_of >= v->op_count)
       return fail(c, "op %u (\"%s\"): backward_of %u is not an op", o, oname(c, o),
                   op->backward_of);
   }
+  for (uint32_t i = 0; i < v->op_operand_count; i++)
+    if (v->op_operands[i] >= v->tensor_count)
+      return fail(c, "op operand %u: tensor %u does not exist", i, v->op_operands[i]);
+  return SFC_OK;
+}
+
+static sfc_status_t check_block_refs(vctx_t *c, const char *what, const sfc_plan_block_t *blocks,
+                                     uint32_t n) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t b = 0; b < n; b++) {
+    const sfc_plan_block_t *x = &blocks[b];
+    if (x->tensor >= v->tensor_count)
+      return fail(c, "%s[%u]: tensor %u does not exist", what, b, x->tensor);
+    if (x->first_step >= v->step_count || x->last_step >= v->step_count)
+      return fail(c, "%s[%u] (tensor %u \"%s\"): steps [%u, %u] are not inside [0, %u)", what, b,
+                  x->tensor, tname(c, x->tensor), x->first_step, x->last_step, v->step_count);
+    if ((x->flags & SFC_BLOCK_PARTIAL) && x->box >= v->box_count)
+      return fail(c, "%s[%u] (tensor %u \"%s\"): box %u does not exist", what, b, x->tensor,
+                  tname(c, x->tensor), x->box);
+  }
+  return SFC_OK;
+}
+
+static sfc_status_t check_schedule_refs(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
   for (uint32_t s = 0; s < v->step_count; s++) {
     const sfc_plan_step_t *st = &v->steps[s];
     if (st->op >= v->op_count)
       return fail(c, "step %u: op %u does not exist", s, st->op);
     uint32_t m = op_operand_count(&v->ops[st->op]);
-    if ((uint64_t)st->operand_begin + m > v->step_operand_count)
-      return fail(c, "step %u: operands run past the step operand list", s);
-    if ((uint64_t)st->dep_begin + st->dep_count > v->dep_count)
-      return fail(c, "step %u: dependencies run past the dependency list", s);
+    if (st->segment == NONE && st->tile != NONE)
+      return fail(c, "step %u: tile %u without a segment", s, st->tile);
     if (st->segment != NONE &&
         (st->segment >= v->segment_count || st->tile >= v->segments[st->segment].tile_count))
       return fail(c, "step %u: segment %u tile %u does not exist", s, st->segment, st->tile);
-    if (st->box_begin != NONE && (uint64_t)st->box_begin + m > v->box_count)
+    if (!span_ok(st->operand_begin, m, v->step_operand_count))
+      return fail(c, "step %u: operands run past the step operand list", s);
+    if (st->box_begin != NONE && !span_ok(st->box_begin, m, v->box_count))
       return fail(c, "step %u: boxes run past the box list", s);
+    if (!span_ok(st->dep_begin, st->dep_count, v->dep_count))
+      return fail(c, "step %u: dependencies run past the dependency list", s);
   }
+  for (uint32_t i = 0; i < v->step_operand_count; i++)
+    if (v->step_operands[i] >= v->block_count)
+      return fail(c, "step operand %u: block %u does not exist", i, v->step_operands[i]);
   for (uint32_t j = 0; j < v->swap_count; j++) {
     const sfc_plan_swap_t *w = &v->swaps[j];
     if (w->tensor >= v->tensor_count || w->device_block >= v->block_count ||
         w->host_block >= v->host_block_count)
-      return fail(c, "swap %u: tensor, device block or host block out of range", j);
+      return fail(c, "swap %u: tensor %u, device block %u or host block %u does not exist", j,
+                  w->tensor, w->device_block, w->host_block);
     if (w->direction != SFC_SWAP_OUT && w->direction != SFC_SWAP_IN)
       return fail(c, "swap %u: direction %u is neither out (1) nor in (2)", j, w->direction);
     if (w->issue_step > v->step_count)
       return fail(c, "swap %u: issue_step %u is past the last step", j, w->issue_step);
-    if (j > 0 && w->issue_step < v->swaps[j - 1].issue_step)
-      return fail(c, "swap %u: swaps are not sorted by issue_step", j);
-    if ((uint64_t)w->dep_begin + w->dep_count > v->dep_count)
+    if (!span_ok(w->dep_begin, w->dep_count, v->dep_count))
       return fail(c, "swap %u: dependencies run past the dependency list", j);
   }
   for (uint32_t d = 0; d < v->dep_count; d++) {
@@ -139,66 +225,190 @@ static sfc_status_t check_references(vctx_t *c) {
     uint32_t limit = x->node_kind == SFC_NODE_STEP   ? v->step_count
                      : x->node_kind == SFC_NODE_SWAP ? v->swap_count
                                                      : 0;
+    if (limit == 0 && x->node_kind != SFC_NODE_STEP && x->node_kind != SFC_NODE_SWAP)
+      return fail(c, "dependency %u: node kind %u is neither a step (0) nor a swap (1)", d,
+                  x->node_kind);
     if (x->index >= limit)
-      return fail(c, "dependency %u: node %u of kind %u does not exist", d, x->index, x->node_kind);
+      return fail(c, "dependency %u: %s %u does not exist (%u %ss)", d,
+                  x->node_kind == SFC_NODE_STEP ? "step" : "swap", x->index, limit,
+                  x->node_kind == SFC_NODE_STEP ? "step" : "swap");
   }
   for (uint32_t g = 0; g < v->segment_count; g++) {
     const sfc_plan_segment_t *x = &v->segments[g];
-    if ((uint64_t)x->first_step + x->step_count > v->step_count ||
-        (uint64_t)x->first_op + x->op_count > v->op_count)
-      return fail(c, "segment %u: steps or ops out of range", g);
+    if (!span_ok(x->first_step, x->step_count, v->step_count))
+      return fail(c, "segment %u: steps [%u, %" PRIu64 ") run past the last step (%u steps)", g,
+                  x->first_step, (uint64_t)x->first_step + x->step_count, v->step_count);
+    if (!span_ok(x->first_op, x->op_count, v->op_count))
+      return fail(c, "segment %u: ops [%u, %" PRIu64 ") run past the last op (%u ops)", g,
+                  x->first_op, (uint64_t)x->first_op + x->op_count, v->op_count);
   }
   for (uint32_t b = 0; b < v->box_count; b++) {
     const sfc_plan_box_t *x = &v->boxes[b];
-    if (x->tensor >= v->tensor_count || x->ndim == 0 || x->ndim > SFC_PLAN_BOX_DIMS)
-      return fail(c, "box %u: tensor or rank out of range", b);
-    for (uint32_t d = 0; d < x->ndim; d++)
-      if (x->lo[d] > x->hi[d])
-        return fail(c, "box %u: dimension %u has lo %" PRId64 " > hi %" PRId64, b, d, x->lo[d],
-                    x->hi[d]);
+    if (x->tensor >= v->tensor_count)
+      return fail(c, "box %u: tensor %u does not exist", b, x->tensor);
+    if (x->ndim == 0 || x->ndim > SFC_PLAN_BOX_DIMS)
+      return fail(c, "box %u: rank %u is not 1 to %d", b, x->ndim, SFC_PLAN_BOX_DIMS);
   }
   return SFC_OK;
 }
 
-/* ---- 2. and 3. blocks ------------------------------------------------------- */
+/* ---- 14. header ------------------------------------------------------------- */
+
+static sfc_status_t check_header(vctx_t *c) {
+  const sfc_plan_header_t *h = &c->v->header;
+  bool over = h->budget_bytes && h->arena_bytes > h->budget_bytes;
+  if (over != ((h->flags & SFC_PLAN_OVER_BUDGET) != 0))
+    return fail(c, "header: the over-budget flag is %s but the arena of %" PRIu64 " bytes %s",
+                over ? "clear" : "set", h->arena_bytes,
+                over ? "is over the budget" : "fits the budget (or there is none)");
+  return SFC_OK;
+}
+
+/* ---- 15-29. blocks ---------------------------------------------------------- */
+
+/* Bytes per element of x: the dtype's, else x's bytes over its element count, up. */
+static uint64_t element_size(const sfc_plan_tensor_t *x) {
+  uint64_t e = sfc_dtype_bytes(x->dtype);
+  if (e)
+    return e;
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < x->ndim; d++)
+    n = mul_sat(n, x->shape[d] > 0 ? (uint64_t)x->shape[d] : 0);
+  return n ? (x->bytes / n) + (x->bytes % n ? 1 : 0) : x->bytes;
+}
+
+static uint64_t box_volume(const sfc_plan_box_t *b) {
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < b->ndim; d++)
+    n = mul_sat(n, b->hi[d] > b->lo[d] ? (uint64_t)(b->hi[d] - b->lo[d]) : 0);
+  return n;
+}
+
+/* What a block holds: its tensor's bytes, or (PARTIAL) its box's. */
+static uint64_t held_bytes(const sfc_plan_view_t *v, const sfc_plan_block_t *b) {
+  const sfc_plan_tensor_t *x = &v->tensors[b->tensor];
+  if (!(b->flags & SFC_BLOCK_PARTIAL))
+    return x->bytes;
+  return mul_sat(box_volume(&v->boxes[b->box]), element_size(x));
+}
+
+static bool same_box(const sfc_plan_box_t *a, const sfc_plan_box_t *b) {
+  if (a->ndim != b->ndim)
+    return false;
+  for (uint32_t d = 0; d < a->ndim; d++)
+    if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d])
+      return false;
+  return true;
+}
+
+static sfc_status_t check_partial(vctx_t *c, const char *what, uint32_t b,
+                                  const sfc_plan_block_t *x) {
+  const sfc_plan_view_t *v = c->v;
+  const sfc_plan_box_t *box = &v->boxes[x->box];
+  const sfc_plan_tensor_t *t = &v->tensors[x->tensor];
+  if (box->tensor != x->tensor || box->ndim != t->ndim)
+    return fail(c,
+                "%s[%u] (tensor %u \"%s\"): partial, but box %u (of tensor %u, rank %u) is not a "
+                "box of its tensor (rank %u)",
+                what, b, x->tensor, tname(c, x->tensor), x->box, box->tensor, box->ndim, t->ndim);
+  for (uint32_t d = 0; d < box->ndim; d++)
+    if (box->lo[d] < 0 || box->lo[d] >= box->hi[d] || box->hi[d] > t->shape[d])
+      return fail(c,
+                  "%s[%u] (tensor %u \"%s\"): partial box %u spans [%" PRId64 ", %" PRId64
+                  ") on axis %u: empty or outside the tensor's %" PRId64,
+                  what, b, x->tensor, tname(c, x->tensor), x->box, box->lo[d], box->hi[d], d,
+                  t->shape[d]);
+  uint64_t need = held_bytes(v, x);
+  if (x->bytes < need)
+    return fail(c,
+                "%s[%u] (tensor %u \"%s\"): %" PRIu64 " bytes hold only part of box %u (%" PRIu64
+                " bytes)",
+                what, b, x->tensor, tname(c, x->tensor), x->bytes, x->box, need);
+  return SFC_OK;
+}
 
 static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_block_t *blocks,
-                                uint32_t n, uint64_t arena, uint64_t align) {
+                                uint32_t n, uint64_t arena, uint64_t align, bool device) {
   const sfc_plan_view_t *v = c->v;
-  for (uint32_t b = 0; b < n; b++) {
-    const sfc_plan_block_t *x = &blocks[b];
-    if (x->tensor >= v->tensor_count)
-      return fail(c, "%s[%u]: tensor %u does not exist", what, b, x->tensor);
-    if (x->first_step > x->last_step || x->last_step >= v->step_count)
-      return fail(c, "%s[%u] (tensor %u \"%s\"): steps [%u, %u] are not inside [0, %u)", what, b,
-                  x->tensor, tname(c, x->tensor), x->first_step, x->last_step, v->step_count);
-    if (x->flags & SFC_BLOCK_EXTERNAL)
-      continue;
-    if (x->offset % align != 0)
-      return fail(c,
-                  "%s[%u] (tensor %u \"%s\"): offset %" PRIu64
-                  " is not a multiple of the alignment %" PRIu64,
-                  what, b, x->tensor, tname(c, x->tensor), x->offset, align);
-    if (x->offset > arena || x->bytes > arena - x->offset)
-      return fail(c,
-                  "%s[%u] (tensor %u \"%s\"): [%" PRIu64 ", +%" PRIu64
-                  ") runs past the arena of %" PRIu64 " bytes",
-                  what, b, x->tensor, tname(c, x->tensor), x->offset, x->bytes, arena);
-    if (x->bytes < v->tensors[x->tensor].bytes)
-      return fail(c, "%s[%u] (tensor %u \"%s\"): %" PRIu64 " bytes hold a %" PRIu64 "-byte tensor",
-                  what, b, x->tensor, tname(c, x->tensor), x->bytes, v->tensors[x->tensor].bytes);
+  uint32_t *home = NULL; /* device: the one block of each persistent tensor */
+  if (device) {
+    home = malloc((v->tensor_count ? v->tensor_count : 1) * sizeof *home);
+    if (!home)
+      return no_memory(c);
+    for (uint32_t t = 0; t < v->tensor_count; t++)
+      home[t] = NONE;
   }
-  /* No live overlap: the packing checker on [first, last + 1), external blocks out. */
+  sfc_status_t st = SFC_OK;
+  for (uint32_t b = 0; b < n && st == SFC_OK; b++) {
+    const sfc_plan_block_t *x = &blocks[b];
+    const sfc_plan_tensor_t *t = &v->tensors[x->tensor];
+    const char *name = tname(c, x->tensor);
+    bool ext = device && (x->flags & SFC_BLOCK_EXTERNAL);
+    if (x->first_step > x->last_step)
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): steps [%u, %u] run backwards", what, b, x->tensor,
+                name, x->first_step, x->last_step);
+    else if (t->flags & SFC_TENSOR_UNUSED)
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): the tensor is marked unused but has a block", what,
+                b, x->tensor, name);
+    else if (ext && (x->offset || x->bytes))
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): external, so offset and bytes must be 0", what, b,
+                x->tensor, name);
+    else if (ext && (x->flags & SFC_BLOCK_PARTIAL))
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): external blocks hold the whole tensor, not a box",
+                what, b, x->tensor, name);
+    else if (device && ext != ((t->flags & SFC_TENSOR_EXTERNAL) != 0))
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): the block is %sexternal but the tensor is %s", what,
+                b, x->tensor, name, ext ? "" : "not ", ext ? "not" : "external");
+    else if (!ext && x->offset % align != 0)
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): offset %" PRIu64
+                " is not a multiple of the alignment %" PRIu64,
+                what, b, x->tensor, name, x->offset, align);
+    else if (!ext && (x->offset > arena || x->bytes > arena - x->offset))
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): [%" PRIu64 ", +%" PRIu64
+                ") runs past the arena of %" PRIu64 " bytes",
+                what, b, x->tensor, name, x->offset, x->bytes, arena);
+    else if (!ext && (x->flags & SFC_BLOCK_PARTIAL))
+      st = check_partial(c, what, b, x);
+    else if (!ext && device && x->bytes < t->bytes)
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): %" PRIu64 " bytes hold a %" PRIu64 "-byte tensor",
+                what, b, x->tensor, name, x->bytes, t->bytes);
+    if (st != SFC_OK || !device)
+      continue;
+    bool keep = x->flags & SFC_BLOCK_PERSISTENT, persistent = t->flags & SFC_TENSOR_PERSISTENT;
+    if (keep && (x->first_step != 0 || x->last_step + 1 != v->step_count))
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): persistent, so it must live over every step, not "
+                "[%u, %u]",
+                what, b, x->tensor, name, x->first_step, x->last_step);
+    else if (keep && !persistent)
+      st = fail(c, "%s[%u] (tensor %u \"%s\"): a persistent block of a tensor that is not", what, b,
+                x->tensor, name);
+    else if (persistent && !keep && !ext)
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): the tensor is persistent but its block is not: its "
+                "contents would not survive the iteration",
+                what, b, x->tensor, name);
+    else if (persistent && home[x->tensor] != NONE)
+      st = fail(c, "tensor %u \"%s\" is persistent but has two blocks (%s[%u] and %s[%u])",
+                x->tensor, name, what, home[x->tensor], what, b);
+    else if (persistent)
+      home[x->tensor] = b;
+  }
+  free(home);
+  SFC_TRY(st);
+  /* 18, 19. No live overlap: the packing checker on [first, last + 1); externals out. */
   sfc_pack_block_t *pb = malloc((n ? n : 1) * sizeof *pb);
   uint32_t *map = malloc((n ? n : 1) * sizeof *map);
   if (!pb || !map) {
     free(pb);
     free(map);
-    return sfc_error_set(c->err, SFC_ERR_OUT_OF_MEMORY, "verify: out of memory");
+    return no_memory(c);
   }
   size_t m = 0;
   for (uint32_t b = 0; b < n; b++) {
-    if (blocks[b].flags & SFC_BLOCK_EXTERNAL || blocks[b].bytes == 0)
+    if ((device && (blocks[b].flags & SFC_BLOCK_EXTERNAL)) || blocks[b].bytes == 0)
       continue;
     pb[m] = (sfc_pack_block_t){.size = blocks[b].bytes,
                                .start = blocks[b].first_step,
@@ -209,7 +419,7 @@ static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_bloc
   sfc_pack_problem_t p = {.blocks = pb, .count = m, .alignment = 1};
   uint32_t pair[2];
   sfc_error_t sub;
-  sfc_status_t st = sfc_pack_check(&p, NULL, pair, &sub);
+  st = sfc_pack_check(&p, NULL, pair, &sub);
   if (st != SFC_OK && pair[0] != UINT32_MAX) {
     const sfc_plan_block_t *x = &blocks[map[pair[0]]], *y = &blocks[map[pair[1]]];
     uint64_t lo = x->offset > y->offset ? x->offset : y->offset;
@@ -229,7 +439,258 @@ static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_bloc
   return st;
 }
 
-/* ---- 4. and 5. ordering ----------------------------------------------------- */
+/* ---- 30-33, 37, 38. step operands ------------------------------------------- */
+
+static bool box_within(const sfc_plan_box_t *inner, const sfc_plan_box_t *outer) {
+  if (inner->ndim != outer->ndim)
+    return false;
+  for (uint32_t d = 0; d < inner->ndim; d++)
+    if (inner->lo[d] < outer->lo[d] || inner->hi[d] > outer->hi[d])
+      return false;
+  return true;
+}
+
+/* Step operands name live blocks of the right tensor; record each block's uses. */
+static sfc_status_t check_uses(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t s = 0; s < v->step_count; s++) {
+    const sfc_plan_step_t *st = &v->steps[s];
+    const sfc_plan_op_t *op = &v->ops[st->op];
+    const char *on = oname(c, st->op);
+    for (uint32_t i = 0, m = op_operand_count(op); i < m; i++) {
+      uint32_t b = v->step_operands[st->operand_begin + i];
+      uint32_t t = v->op_operands[op->operand_begin + i];
+      const sfc_plan_block_t *x = &v->blocks[b];
+      if (x->tensor != t)
+        return fail(c,
+                    "step %u (op \"%s\"): operand %u is tensor %u \"%s\" but BLOCKS[%u] "
+                    "holds tensor %u \"%s\"",
+                    s, on, i, t, tname(c, t), b, x->tensor, tname(c, x->tensor));
+      if (!live_at(x, s))
+        return fail(c,
+                    "step %u (op \"%s\"): tensor %u \"%s\" is not resident: BLOCKS[%u] "
+                    "lives over steps [%u, %u]",
+                    s, on, t, tname(c, t), b, x->first_step, x->last_step);
+      const sfc_plan_box_t *box = st->box_begin == NONE ? NULL : &v->boxes[st->box_begin + i];
+      if (box && box->tensor != t)
+        return fail(c, "step %u (op \"%s\"): operand %u (tensor %u) has box %u of tensor %u", s, on,
+                    i, t, st->box_begin + i, box->tensor);
+      if ((x->flags & SFC_BLOCK_PARTIAL) && !box)
+        return fail(c,
+                    "step %u (op \"%s\"): operand %u is partial BLOCKS[%u] but the step has no "
+                    "boxes",
+                    s, on, i, b);
+      if ((x->flags & SFC_BLOCK_PARTIAL) && !box_within(box, &v->boxes[x->box]))
+        return fail(c,
+                    "step %u (op \"%s\"): operand %u touches box %u, which partial BLOCKS[%u] "
+                    "(box %u) does not hold",
+                    s, on, i, st->box_begin + i, b, x->box);
+      if (c->first_use[b] == NONE) {
+        c->first_use[b] = s;
+        c->first_reads[b] = 0;
+      }
+      if (c->first_use[b] == s && i < op->input_count)
+        c->first_reads[b] = 1;
+      c->last_use[b] = s;
+    }
+    if ((st->flags & SFC_STEP_TIMED) ? !(isfinite(st->time_us) && st->time_us >= 0)
+                                     : st->time_us != 0)
+      return fail(c, "step %u (op \"%s\"): time %g us is not allowed for a%s step", s, on,
+                  st->time_us, (st->flags & SFC_STEP_TIMED) ? " timed" : "n untimed");
+    if (st->segment != NONE) {
+      const sfc_plan_segment_t *g = &v->segments[st->segment];
+      if (s < g->first_step || s - g->first_step >= g->step_count)
+        return fail(c, "step %u (op \"%s\"): names segment %u, which spans steps [%u, %" PRIu64 ")",
+                    s, on, st->segment, g->first_step, (uint64_t)g->first_step + g->step_count);
+      if (st->op < g->first_op || st->op - g->first_op >= g->op_count)
+        return fail(c, "step %u (op \"%s\"): op %u is not one of segment %u's ops", s, on, st->op,
+                    st->segment);
+      if (st->box_begin == NONE)
+        return fail(c, "step %u (op \"%s\"): tile %u of segment %u has no boxes", s, on, st->tile,
+                    st->segment);
+    }
+  }
+  return SFC_OK;
+}
+
+/* ---- 35, 36, 39, 40. segments and boxes ------------------------------------- */
+
+typedef struct vertex {
+  int64_t at[SFC_PLAN_BOX_DIMS];
+  int sign;
+} vertex_t;
+
+static int vertex_cmp(const void *pa, const void *pb) {
+  const vertex_t *a = pa, *b = pb;
+  for (int d = 0; d < SFC_PLAN_BOX_DIMS; d++)
+    if (a->at[d] != b->at[d])
+      return a->at[d] < b->at[d] ? -1 : 1;
+  return 0;
+}
+
+/* The 16 signed corners of box b of tensor x (b NULL: all of x, signs negated). Axes
+ * past the box's rank span the whole tensor; axes past the tensor's rank are [0, 1). */
+static void vertices(const sfc_plan_tensor_t *x, const sfc_plan_box_t *b, vertex_t *out) {
+  for (int corner = 0; corner < 16; corner++) {
+    int sign = b ? 1 : -1;
+    for (uint32_t d = 0; d < SFC_PLAN_BOX_DIMS; d++) {
+      int64_t lo = 0, hi = d < x->ndim ? x->shape[d] : 1;
+      if (b && d < b->ndim) {
+        lo = b->lo[d];
+        hi = b->hi[d];
+      }
+      bool upper = (corner >> d) & 1;
+      out[corner].at[d] = upper ? hi : lo;
+      if (upper)
+        sign = -sign;
+    }
+    out[corner].sign = sign;
+  }
+}
+
+typedef struct tile_out {
+  uint32_t segment, tensor, box;
+} tile_out_t;
+
+static int tile_out_cmp(const void *pa, const void *pb) {
+  const tile_out_t *a = pa, *b = pb;
+  if (a->segment != b->segment)
+    return a->segment < b->segment ? -1 : 1;
+  if (a->tensor != b->tensor)
+    return a->tensor < b->tensor ? -1 : 1;
+  return a->box < b->box ? -1 : (a->box > b->box);
+}
+
+/* Outputs of a segment that something outside it sees must be computed once, whole. */
+static sfc_status_t check_tile_outputs(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  if (v->segment_count == 0)
+    return SFC_OK;
+  /* where[t]: the segment (NONE: untiled) of the first step naming t; outside[t]: some
+   * step of another segment, or an untiled step, names it too. */
+  uint32_t *where = malloc((v->tensor_count ? v->tensor_count : 1) * sizeof *where);
+  bool *outside = calloc(v->tensor_count ? v->tensor_count : 1, sizeof *outside);
+  bool *seen = calloc(v->tensor_count ? v->tensor_count : 1, sizeof *seen);
+  size_t count = 0;
+  for (uint32_t s = 0; where && outside && seen && s < v->step_count; s++) {
+    const sfc_plan_op_t *op = &v->ops[v->steps[s].op];
+    for (uint32_t i = 0, m = op_operand_count(op); i < m; i++) {
+      uint32_t t = v->op_operands[op->operand_begin + i];
+      if (!seen[t]) {
+        seen[t] = true;
+        where[t] = v->steps[s].segment;
+      } else if (where[t] != v->steps[s].segment) {
+        outside[t] = true;
+      }
+    }
+    if (v->steps[s].segment != NONE)
+      count += op->output_count;
+  }
+  tile_out_t *outs = where && outside && seen ? malloc((count ? count : 1) * sizeof *outs) : NULL;
+  if (!outs) {
+    free(where);
+    free(outside);
+    free(seen);
+    return no_memory(c);
+  }
+  size_t n = 0;
+  for (uint32_t s = 0; s < v->step_count; s++) {
+    const sfc_plan_step_t *st = &v->steps[s];
+    if (st->segment == NONE)
+      continue;
+    const sfc_plan_op_t *op = &v->ops[st->op];
+    for (uint32_t i = op->input_count; i < (uint32_t)op->input_count + op->output_count; i++) {
+      uint32_t t = v->op_operands[op->operand_begin + i];
+      const sfc_plan_tensor_t *x = &v->tensors[t];
+      bool handed_on = outside[t] || x->kind == SFC_KIND_OUTPUT ||
+                       (x->flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL));
+      if (handed_on)
+        outs[n++] = (tile_out_t){st->segment, t, st->box_begin + i};
+    }
+  }
+  free(where);
+  free(outside);
+  free(seen);
+  qsort(outs, n, sizeof *outs, tile_out_cmp);
+  sfc_status_t status = SFC_OK;
+  for (size_t i = 0, j; i < n && status == SFC_OK; i = j) {
+    for (j = i; j < n && outs[j].segment == outs[i].segment && outs[j].tensor == outs[i].tensor;)
+      j++;
+    const sfc_plan_tensor_t *x = &v->tensors[outs[i].tensor];
+    vertex_t *vx = malloc((j - i + 1) * 16 * sizeof *vx);
+    if (!vx) {
+      status = no_memory(c);
+      break;
+    }
+    vertices(x, NULL, vx);
+    uint64_t sum = 0;
+    for (size_t k = i; k < j; k++) {
+      vertices(x, &v->boxes[outs[k].box], vx + 16 * (k - i + 1));
+      uint64_t vol = box_volume(&v->boxes[outs[k].box]);
+      sum = sum > UINT64_MAX - vol ? UINT64_MAX : sum + vol;
+    }
+    size_t nv = (j - i + 1) * 16;
+    qsort(vx, nv, sizeof *vx, vertex_cmp);
+    bool exact = true;
+    for (size_t a = 0, b; a < nv && exact; a = b) {
+      long total = 0;
+      for (b = a; b < nv && vertex_cmp(&vx[a], &vx[b]) == 0; b++)
+        total += vx[b].sign;
+      exact = total == 0;
+    }
+    free(vx);
+    if (!exact) {
+      uint64_t whole = 1;
+      for (uint32_t d = 0; d < x->ndim && d < SFC_PLAN_BOX_DIMS; d++)
+        whole = mul_sat(whole, x->shape[d] > 0 ? (uint64_t)x->shape[d] : 0);
+      status = fail(c,
+                    "segment %u: its tiles compute %" PRIu64 " elements of tensor %u \"%s\", "
+                    "which has %" PRIu64 ", not each exactly once",
+                    outs[i].segment, sum, outs[i].tensor, tname(c, outs[i].tensor), whole);
+    }
+  }
+  free(outs);
+  return status;
+}
+
+static sfc_status_t check_segments(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t g = 0; g < v->segment_count; g++) {
+    const sfc_plan_segment_t *x = &v->segments[g];
+    uint64_t tiles = 1;
+    for (int d = 0; d < SFC_PLAN_BOX_DIMS; d++)
+      tiles = mul_sat(tiles, x->grid[d]);
+    if (tiles != x->tile_count)
+      return fail(c, "segment %u: %u tiles, but its grid %ux%ux%ux%u has %" PRIu64, g,
+                  x->tile_count, x->grid[0], x->grid[1], x->grid[2], x->grid[3], tiles);
+    if (g > 0 &&
+        x->first_step < (uint64_t)v->segments[g - 1].first_step + v->segments[g - 1].step_count)
+      return fail(c, "segment %u: starts at step %u, before segment %u ends", g, x->first_step,
+                  g - 1);
+    for (uint32_t s = x->first_step; s - x->first_step < x->step_count; s++)
+      if (v->steps[s].segment != g)
+        return fail(c, "segment %u spans step %u, which does not name it", g, s);
+  }
+  for (uint32_t b = 0; b < v->box_count; b++) {
+    const sfc_plan_box_t *x = &v->boxes[b];
+    const sfc_plan_tensor_t *t = &v->tensors[x->tensor];
+    if (x->ndim > t->ndim)
+      return fail(c, "box %u: rank %u, but tensor %u \"%s\" has rank %u", b, x->ndim, x->tensor,
+                  tname(c, x->tensor), t->ndim);
+    for (uint32_t d = 0; d < x->ndim; d++)
+      if (x->lo[d] > x->hi[d])
+        return fail(c, "box %u: dimension %u has lo %" PRId64 " > hi %" PRId64, b, d, x->lo[d],
+                    x->hi[d]);
+      else if (x->lo[d] < 0 || x->hi[d] > t->shape[d])
+        return fail(c,
+                    "box %u: dimension %u spans [%" PRId64 ", %" PRId64
+                    "), outside tensor %u \"%s\" (%" PRId64 ")",
+                    b, d, x->lo[d], x->hi[d], x->tensor, tname(c, x->tensor), t->shape[d]);
+  }
+  return check_tile_outputs(c);
+}
+
+/* ---- 41, 49. order ------------------------------------------------------------ */
 
 static uint32_t queue_of(const vctx_t *c, node_t n) {
   if (n.kind == SFC_NODE_STEP)
@@ -309,6 +770,9 @@ static sfc_status_t visit(vctx_t *c, node_t n, uint32_t last_seen[3][3], uint32_
 
 static sfc_status_t compute_clocks(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
+  for (uint32_t j = 1; j < v->swap_count; j++)
+    if (v->swaps[j].issue_step < v->swaps[j - 1].issue_step)
+      return fail(c, "swap %u: swaps are not sorted by issue_step", j);
   uint32_t n_in = 0, n_out = 0;
   for (uint32_t j = 0; j < v->swap_count; j++)
     c->swap_seq[j] = v->swaps[j].direction == SFC_SWAP_IN ? ++n_in : ++n_out;
@@ -325,137 +789,161 @@ static sfc_status_t compute_clocks(vctx_t *c) {
   return SFC_OK;
 }
 
-static bool live_at(const sfc_plan_block_t *b, uint32_t step) {
-  return b->first_step <= step && step <= b->last_step;
-}
+/* ---- 42-47, 51-53. swaps ------------------------------------------------------ */
 
-/* Step operands name live blocks of the right tensor; record each block's uses. */
-static sfc_status_t check_uses(vctx_t *c) {
+static sfc_status_t check_swap_records(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
-  for (uint32_t s = 0; s < v->step_count; s++) {
-    const sfc_plan_op_t *op = &v->ops[v->steps[s].op];
-    for (uint32_t i = 0, m = op_operand_count(op); i < m; i++) {
-      uint32_t b = v->step_operands[v->steps[s].operand_begin + i];
-      uint32_t t = v->op_operands[op->operand_begin + i];
-      if (b >= v->block_count)
-        return fail(c, "step %u (op \"%s\"): operand %u names block %u, which does not exist", s,
-                    oname(c, v->steps[s].op), i, b);
-      const sfc_plan_block_t *x = &v->blocks[b];
-      if (x->tensor != t)
-        return fail(c,
-                    "step %u (op \"%s\"): operand %u is tensor %u \"%s\" but BLOCKS[%u] "
-                    "holds tensor %u \"%s\"",
-                    s, oname(c, v->steps[s].op), i, t, tname(c, t), b, x->tensor,
-                    tname(c, x->tensor));
-      if (!live_at(x, s))
-        return fail(c,
-                    "step %u (op \"%s\"): tensor %u \"%s\" is not resident: BLOCKS[%u] "
-                    "lives over steps [%u, %u]",
-                    s, oname(c, v->steps[s].op), t, tname(c, t), b, x->first_step, x->last_step);
-      if (c->first_use[b] == NONE)
-        c->first_use[b] = s;
-      c->last_use[b] = s;
-    }
-  }
-  return SFC_OK;
-}
-
-static sfc_status_t check_swaps(vctx_t *c) {
-  const sfc_plan_view_t *v = c->v;
-  uint32_t *use_before = malloc((v->block_count ? v->block_count : 1) * sizeof *use_before);
-  if (!use_before)
-    return sfc_error_set(c->err, SFC_ERR_OUT_OF_MEMORY, "verify: out of memory");
-  for (uint32_t b = 0; b < v->block_count; b++)
-    use_before[b] = NONE;
-  sfc_status_t st = SFC_OK;
-  uint32_t next_step = 0; /* steps < next_step have been folded into use_before */
-  for (uint32_t j = 0; j < v->swap_count && st == SFC_OK; j++) {
+  for (uint32_t j = 0; j < v->swap_count; j++) {
     const sfc_plan_swap_t *w = &v->swaps[j];
     const sfc_plan_block_t *db = &v->blocks[w->device_block], *hb = &v->host_blocks[w->host_block];
-    node_t me = {SFC_NODE_SWAP, j};
-    for (; next_step < w->issue_step && next_step < v->step_count; next_step++) {
-      const sfc_plan_step_t *s = &v->steps[next_step];
-      for (uint32_t i = 0, m = op_operand_count(&v->ops[s->op]); i < m; i++)
-        use_before[v->step_operands[s->operand_begin + i]] = next_step;
-    }
+    const char *tn = tname(c, w->tensor);
+    const char *dir = w->direction == SFC_SWAP_IN ? "in" : "out";
+    uint32_t k = w->issue_step;
     if (db->tensor != w->tensor || hb->tensor != w->tensor)
-      st = fail(c,
-                "swap %u of tensor %u \"%s\": BLOCKS[%u] holds tensor %u and HOST_BLOCKS[%u] "
-                "tensor %u",
-                j, w->tensor, tname(c, w->tensor), w->device_block, db->tensor, w->host_block,
-                hb->tensor);
-    else if (w->bytes > v->tensors[w->tensor].bytes || w->bytes > db->bytes || w->bytes > hb->bytes)
-      st = fail(c,
-                "swap %u of tensor %u \"%s\": copies %" PRIu64 " bytes, more than the tensor "
-                "or a block holds",
-                j, w->tensor, tname(c, w->tensor), w->bytes);
-    else if (w->direction == SFC_SWAP_IN) {
-      uint32_t k = w->issue_step;
+      return fail(c,
+                  "swap %u of tensor %u \"%s\": BLOCKS[%u] holds tensor %u and HOST_BLOCKS[%u] "
+                  "tensor %u",
+                  j, w->tensor, tn, w->device_block, db->tensor, w->host_block, hb->tensor);
+    uint64_t held = held_bytes(v, db);
+    if (w->bytes != held)
+      return fail(c,
+                  "swap-%s %u of tensor %u \"%s\": copies %" PRIu64 " bytes of BLOCKS[%u], which "
+                  "holds %" PRIu64,
+                  dir, j, w->tensor, tn, w->bytes, w->device_block, held);
+    bool dp = db->flags & SFC_BLOCK_PARTIAL, hp = hb->flags & SFC_BLOCK_PARTIAL;
+    if (dp != hp || (dp && !same_box(&v->boxes[db->box], &v->boxes[hb->box])))
+      return fail(c,
+                  "swap-%s %u of tensor %u \"%s\": BLOCKS[%u] and HOST_BLOCKS[%u] hold different "
+                  "parts of the tensor",
+                  dir, j, w->tensor, tn, w->device_block, w->host_block);
+    if (hb->bytes < w->bytes)
+      return fail(c,
+                  "swap-%s %u of tensor %u \"%s\": HOST_BLOCKS[%u] has %" PRIu64
+                  " bytes for a %" PRIu64 "-byte copy",
+                  dir, j, w->tensor, tn, w->host_block, hb->bytes, w->bytes);
+    if (w->direction == SFC_SWAP_IN) {
       if (k >= v->step_count || !live_at(db, k) || !live_at(hb, k))
-        st = fail(c,
-                  "swap-in %u of tensor %u \"%s\" before step %u: its device and host blocks "
-                  "must both be live at that step",
-                  j, w->tensor, tname(c, w->tensor), k);
-      else if (!(db->flags & SFC_BLOCK_SWAPPED_IN))
-        st = fail(c,
-                  "swap-in %u of tensor %u \"%s\" writes BLOCKS[%u], which is not marked "
-                  "swapped-in",
-                  j, w->tensor, tname(c, w->tensor), w->device_block);
-      else if (c->filler[w->device_block] != NONE)
-        st = fail(c, "BLOCKS[%u] (tensor %u \"%s\") is filled by two swap-ins (%u and %u)",
-                  w->device_block, w->tensor, tname(c, w->tensor), c->filler[w->device_block], j);
-      else if (c->host_last_out[w->host_block] == NONE)
-        st = fail(c,
-                  "swap-in %u of tensor %u \"%s\" reads HOST_BLOCKS[%u], which no earlier "
-                  "swap-out wrote",
-                  j, w->tensor, tname(c, w->tensor), w->host_block);
-      else
-        st = require_hb(c, (node_t){SFC_NODE_SWAP, c->host_last_out[w->host_block]}, me,
-                        "its host copy must be complete");
+        return fail(c,
+                    "swap-in %u of tensor %u \"%s\" before step %u: its device and host blocks "
+                    "must both be live at that step",
+                    j, w->tensor, tn, k);
+      if (!(db->flags & SFC_BLOCK_SWAPPED_IN))
+        return fail(c,
+                    "swap-in %u of tensor %u \"%s\" writes BLOCKS[%u], which is not marked "
+                    "swapped-in",
+                    j, w->tensor, tn, w->device_block);
+      if (c->filler[w->device_block] != NONE)
+        return fail(c, "BLOCKS[%u] (tensor %u \"%s\") is filled by two swap-ins (%u and %u)",
+                    w->device_block, w->tensor, tn, c->filler[w->device_block], j);
       c->filler[w->device_block] = j;
-      c->host_last_in[w->host_block] = j;
     } else {
-      uint32_t k = w->issue_step, hk = k < v->step_count ? k : v->step_count - 1;
-      uint32_t src = use_before[w->device_block];
+      uint32_t hk = k < v->step_count ? k : v->step_count - 1;
       if (k == 0 || !live_at(db, k - 1) || !live_at(hb, hk))
-        st = fail(c,
-                  "swap-out %u of tensor %u \"%s\" before step %u: its device block must be "
-                  "live at the step before and its host block at that step",
-                  j, w->tensor, tname(c, w->tensor), k);
-      else if (src != NONE)
-        st = require_hb(c, (node_t){SFC_NODE_STEP, src}, me,
-                        "the tensor must be written before it is copied out");
-      else if (c->filler[w->device_block] != NONE)
-        st = require_hb(c, (node_t){SFC_NODE_SWAP, c->filler[w->device_block]}, me,
-                        "the tensor must be swapped in before it is copied out");
-      else
-        st = fail(c, "swap-out %u of tensor %u \"%s\" copies BLOCKS[%u] before anything wrote it",
-                  j, w->tensor, tname(c, w->tensor), w->device_block);
-      c->last_out[w->device_block] = j;
-      if (c->host_first_out[w->host_block] == NONE)
-        c->host_first_out[w->host_block] = j;
-      c->host_last_out[w->host_block] = j;
+        return fail(c,
+                    "swap-out %u of tensor %u \"%s\" before step %u: its device block must be "
+                    "live at the step before and its host block at that step",
+                    j, w->tensor, tn, k);
     }
   }
-  free(use_before);
-  SFC_TRY(st);
-  /* Swapped-in blocks: filled exactly once, before their first use. */
+  for (uint32_t b = 0; b < v->block_count; b++)
+    if ((v->blocks[b].flags & SFC_BLOCK_SWAPPED_IN) && c->filler[b] == NONE)
+      return fail(c, "BLOCKS[%u] (tensor %u \"%s\") is marked swapped-in but no swap-in fills it",
+                  b, v->blocks[b].tensor, tname(c, v->blocks[b].tensor));
+  return SFC_OK;
+}
+
+/* 51-53 in issue order: a swap-out copies written data and a swap-in a complete host
+ * copy; nothing writes a block or host block while a copy still reads it. */
+static sfc_status_t check_copy_order(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  node_t *writer = malloc((v->block_count ? v->block_count : 1) * sizeof *writer);
+  if (!writer)
+    return no_memory(c);
+  for (uint32_t b = 0; b < v->block_count; b++)
+    writer[b] = (node_t){NONE, NONE};
+  sfc_status_t st = SFC_OK;
+  uint32_t j = 0;
+  for (uint32_t k = 0; k <= v->step_count && st == SFC_OK; k++) {
+    for (; j < v->swap_count && v->swaps[j].issue_step == k && st == SFC_OK; j++) {
+      const sfc_plan_swap_t *w = &v->swaps[j];
+      node_t me = {SFC_NODE_SWAP, j};
+      uint32_t b = w->device_block, h = w->host_block;
+      if (w->direction == SFC_SWAP_OUT) {
+        if (writer[b].kind != NONE)
+          st = require_hb(c, writer[b], me, "the tensor must be written before it is copied out");
+        else if (!(v->blocks[b].flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)))
+          st = fail(c, "swap-out %u of tensor %u \"%s\" copies BLOCKS[%u] before anything wrote it",
+                    j, w->tensor, tname(c, w->tensor), b);
+        if (st == SFC_OK && c->host_last_in[h] != NONE)
+          st = require_hb(c, (node_t){SFC_NODE_SWAP, c->host_last_in[h]}, me,
+                          "a swap-in still reads the host block it overwrites");
+        c->last_out[b] = j;
+        if (c->host_first_out[h] == NONE)
+          c->host_first_out[h] = j;
+        c->host_last_out[h] = j;
+      } else {
+        if (c->host_last_out[h] == NONE)
+          st = fail(c,
+                    "swap-in %u of tensor %u \"%s\" reads HOST_BLOCKS[%u], which no earlier "
+                    "swap-out wrote",
+                    j, w->tensor, tname(c, w->tensor), h);
+        else
+          st = require_hb(c, (node_t){SFC_NODE_SWAP, c->host_last_out[h]}, me,
+                          "its host copy must be complete");
+        c->host_last_in[h] = j;
+        writer[b] = me;
+      }
+    }
+    if (k == v->step_count || st != SFC_OK)
+      break;
+    const sfc_plan_op_t *op = &v->ops[v->steps[k].op];
+    for (uint32_t i = op->input_count, m = op_operand_count(op); i < m && st == SFC_OK; i++) {
+      uint32_t b = v->step_operands[v->steps[k].operand_begin + i];
+      if (c->last_out[b] != NONE)
+        st = require_hb(c, (node_t){SFC_NODE_SWAP, c->last_out[b]}, (node_t){SFC_NODE_STEP, k},
+                        "a swap-out may still be reading the block it writes");
+      writer[b] = (node_t){SFC_NODE_STEP, k};
+    }
+  }
+  free(writer);
+  return st;
+}
+
+/* ---- 34, 48, 50. where each device block's data comes from ------------------- */
+
+static sfc_status_t check_data_flow(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
   for (uint32_t b = 0; b < v->block_count; b++) {
     const sfc_plan_block_t *x = &v->blocks[b];
-    if (!(x->flags & SFC_BLOCK_SWAPPED_IN))
-      continue;
-    if (c->filler[b] == NONE)
-      return fail(c, "BLOCKS[%u] (tensor %u \"%s\") is marked swapped-in but no swap-in fills it",
-                  b, x->tensor, tname(c, x->tensor));
-    if (c->first_use[b] != NONE)
-      SFC_TRY(require_hb(c, (node_t){SFC_NODE_SWAP, c->filler[b]},
-                         (node_t){SFC_NODE_STEP, c->first_use[b]},
+    uint32_t use = c->first_use[b];
+    const char *tn = tname(c, x->tensor);
+    if (x->flags & SFC_BLOCK_SWAPPED_IN) {
+      if (use == NONE)
+        return fail(c,
+                    "BLOCKS[%u] (tensor %u \"%s\") is swapped in but no step reads it: nothing "
+                    "orders its end after the copy",
+                    b, x->tensor, tn);
+      if (!c->first_reads[b])
+        return fail(c,
+                    "BLOCKS[%u] (tensor %u \"%s\") is swapped in but its first use, step %u, "
+                    "only writes it",
+                    b, x->tensor, tn, use);
+      SFC_TRY(require_hb(c, (node_t){SFC_NODE_SWAP, c->filler[b]}, (node_t){SFC_NODE_STEP, use},
                          "a use must wait for its swap-in"));
+    } else if (!(x->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) && use != NONE &&
+               c->first_reads[b]) {
+      return fail(c,
+                  "step %u (op \"%s\") reads BLOCKS[%u] (tensor %u \"%s\") before any step wrote "
+                  "it",
+                  use, oname(c, v->steps[use].op), b, x->tensor, tn);
+    }
   }
   return SFC_OK;
 }
 
-/* The node that first writes a block, or kind NONE when nothing touches it. */
+/* ---- 54, 55. reuse of arena bytes --------------------------------------------- */
+
+/* The node that first touches a block, or kind NONE when nothing touches it. */
 static node_t writer_of(const vctx_t *c, bool host, uint32_t b) {
   if (host)
     return (node_t){c->host_first_out[b] == NONE ? NONE : SFC_NODE_SWAP, c->host_first_out[b]};
@@ -464,7 +952,7 @@ static node_t writer_of(const vctx_t *c, bool host, uint32_t b) {
   return (node_t){c->first_use[b] == NONE ? NONE : SFC_NODE_STEP, c->first_use[b]};
 }
 
-/* Everything that touched block a completes before block b is written. */
+/* Everything that touched block a completes before block b is first touched. */
 static sfc_status_t check_reuse_pair(vctx_t *c, bool host, uint32_t a, uint32_t b) {
   node_t w = writer_of(c, host, b);
   if (w.kind == NONE)
@@ -524,12 +1012,12 @@ static sfc_status_t check_reuse(vctx_t *c, bool host) {
   uint32_t *stamp = malloc(n * sizeof *stamp);
   sfc_oset_t segs = {0};
   bool ok = order && seg_hi && seg_block && stamp && sfc_oset_init(&segs, cap);
-  sfc_status_t st =
-      ok ? SFC_OK : sfc_error_set(c->err, SFC_ERR_OUT_OF_MEMORY, "verify: out of memory");
+  sfc_status_t st = ok ? SFC_OK : no_memory(c);
   uint32_t m = 0, next_id = 0;
   for (uint32_t b = 0; ok && b < n; b++) {
     stamp[b] = NONE;
-    if (!(blocks[b].flags & SFC_BLOCK_EXTERNAL) && blocks[b].bytes > 0)
+    bool ext = !host && (blocks[b].flags & SFC_BLOCK_EXTERNAL);
+    if (!ext && blocks[b].bytes > 0 && writer_of(c, host, b).kind != NONE) /* touched */
       order[m++] = (order_item_t){blocks[b].first_step, b};
   }
   if (ok)
@@ -586,37 +1074,43 @@ sfc_status_t sfc_verify_plan(const sfc_plan_view_t *v, bool check_budget,
                                  .host_blocks = v->host_block_count,
                                  .steps = v->step_count,
                                  .swaps = v->swap_count};
-  SFC_TRY(check_references(&c));
+  SFC_TRY(check_graph_refs(&c));
+  SFC_TRY(check_block_refs(&c, "BLOCKS", v->blocks, v->block_count));
+  SFC_TRY(check_block_refs(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count));
+  SFC_TRY(check_schedule_refs(&c));
+  SFC_TRY(check_header(&c));
   SFC_TRY(check_arena(&c, "BLOCKS", v->blocks, v->block_count, v->header.arena_bytes,
-                      v->header.alignment));
+                      v->header.alignment, true));
   SFC_TRY(check_arena(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
-                      v->header.host_arena_bytes, 1));
+                      v->header.host_arena_bytes, 1, false));
 
   size_t nb = v->block_count + 1u, nh = v->host_block_count + 1u;
   size_t ns = v->step_count + 1u, nw = v->swap_count + 1u;
   c.vc_step = calloc(ns, sizeof *c.vc_step);
   c.vc_swap = calloc(nw, sizeof *c.vc_swap);
   c.swap_seq = calloc(nw, sizeof *c.swap_seq);
-  uint32_t *per_block = malloc(4 * nb * sizeof *per_block);
+  uint32_t *per_block = malloc(5 * nb * sizeof *per_block);
   uint32_t *per_host = malloc(3 * nh * sizeof *per_host);
   sfc_status_t st = SFC_OK;
   if (!c.vc_step || !c.vc_swap || !c.swap_seq || !per_block || !per_host) {
-    st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "verify: out of memory");
+    st = no_memory(&c);
     goto done;
   }
-  memset(per_block, 0xFF, 4 * nb * sizeof *per_block); /* every entry NONE */
+  memset(per_block, 0xFF, 5 * nb * sizeof *per_block); /* every entry NONE */
   memset(per_host, 0xFF, 3 * nh * sizeof *per_host);
   c.first_use = per_block;
   c.last_use = per_block + nb;
   c.filler = per_block + 2 * nb;
   c.last_out = per_block + 3 * nb;
+  c.first_reads = per_block + 4 * nb;
   c.host_first_out = per_host;
   c.host_last_out = per_host + nh;
   c.host_last_in = per_host + 2 * nh;
 
-  if ((st = check_uses(&c)) != SFC_OK || (st = compute_clocks(&c)) != SFC_OK ||
-      (st = check_swaps(&c)) != SFC_OK || (st = check_reuse(&c, false)) != SFC_OK ||
-      (st = check_reuse(&c, true)) != SFC_OK)
+  if ((st = check_uses(&c)) != SFC_OK || (st = check_segments(&c)) != SFC_OK ||
+      (st = compute_clocks(&c)) != SFC_OK || (st = check_swap_records(&c)) != SFC_OK ||
+      (st = check_data_flow(&c)) != SFC_OK || (st = check_copy_order(&c)) != SFC_OK ||
+      (st = check_reuse(&c, false)) != SFC_OK || (st = check_reuse(&c, true)) != SFC_OK)
     goto done;
 
   if (check_budget && v->header.budget_bytes && v->header.arena_bytes > v->header.budget_bytes)

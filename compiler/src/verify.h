@@ -1,26 +1,34 @@
 /* verify.h — the compiler's verifier: checks any plan view against the invariants
- * of sfc/plan_format.h, independently of the runtime's loader.
+ * of docs/plan-format.md ("Invariants" 4-55), independently of the runtime's loader
+ * (runtime/src/plan_validate.c enforces the same list with its own code; the two
+ * share only sfc/plan_format.h). tests/plan/test_plan_rules.c runs both on one file
+ * per invariant; the mutant census (tests/plan/plan_mutants.c) checks they agree.
  *
  *   sfc_verify_stats_t stats;
  *   if (sfc_verify_plan(view, true, &stats, &err) != SFC_OK)
  *     ...   // SFC_ERR_VERIFY: "step 12 (op 7 \"conv2\"): operand 1 ..."
  *
  * Checked, in order (the first violation is reported):
- *  1. references: every index in range, op operand lists and step operand lists
- *     consistent, swaps sorted by issue_step, strings terminated;
- *  2. blocks: offset aligned, offset + bytes <= arena (host blocks: host arena),
- *     bytes >= the tensor's bytes, step range inside the plan;
- *  3. no live overlap: no two blocks of one arena whose step ranges intersect
- *     share a byte (O(n log n) sweep);
- *  4. every use resident: each step operand is a block of that tensor live at that
- *     step; a swapped-in block is filled by exactly one swap-in that completes
- *     before any step uses it; a swap-in's host copy was written by a swap-out that
- *     completed before it; a swap-out starts after the steps that wrote its block;
- *  5. events ordered: every dependency points backwards in issue order, and when a
- *     block reuses bytes of an earlier block, every step and copy that touched the
- *     earlier one completes before the new one is written. "Completes before" is
- *     decided with vector clocks over the three queues (compute, H2D, D2H);
- *  6. budget (when check_budget): arena_bytes <= budget_bytes, host likewise.
+ *  1. references (4-13): every index in range, enums known, strings terminated;
+ *  2. the header's over-budget flag (14);
+ *  3. blocks (15-29): step ranges, alignment, arena bounds, sizes, EXTERNAL,
+ *     PERSISTENT and UNUSED rules, PARTIAL boxes; no live overlap in either arena
+ *     (18, 19; O(n log n) sweep);
+ *  4. steps (30-33, 36-38): operands of the right tensor, resident, boxes, PARTIAL
+ *     containment, TIMED durations, tiles with boxes;
+ *  5. segments and boxes (35, 36, 39, 40): grid, order, boxes inside their tensors,
+ *     each handed-on tiled output covered exactly once;
+ *  6. order (41, 49): swaps sorted, deps backwards in issue order; then vector clocks
+ *     over the three queues (compute, H2D, D2H) decide "completes before";
+ *  7. swaps (42-47): tensor, bytes, host part, issue steps, SWAPPED_IN fills;
+ *  8. data flow (34, 48, 50): produced blocks written first, swapped-in blocks read
+ *     after their swap-in;
+ *  9. copies (51-53): a swap-out after the last write of its block, a swap-in after
+ *     the swap-out that wrote its host copy, no write under a running copy;
+ * 10. reuse (54, 55): when a block reuses bytes of an earlier block, every step and
+ *     copy that touched the earlier one completes before the new one is touched;
+ * 11. budget (when check_budget, not an invariant): arena_bytes <= budget_bytes, host
+ *     likewise.
  * Cross-iteration reuse is safe by the runtime's rule that an iteration ends only
  * after both copy queues drained (docs/plan-format.md).
  */

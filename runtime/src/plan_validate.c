@@ -1,20 +1,26 @@
 /* plan_validate.c — references and semantics of a plan the reader has copied in.
  *
- * Runs after plan_reader.c has checked the file's structure. Two passes, each
- * stopping at the first violation with one line naming the record and field:
+ * Runs after plan_reader.c has checked the file's structure and enforces every
+ * invariant of docs/plan-format.md ("Invariants": the numbers below are that table's),
+ * so replay can trust the plan blindly. Two passes, each stopping at the first
+ * violation with one line naming the record, the index and why:
  *
- *  references (SFC_ERR_BAD_INPUT): the string blob starts and ends with NUL and
- *    every string offset is inside it; every tensor, op, block, step, swap, dep,
- *    segment, tile and box index is in range; enums are known values; operand,
- *    box and dep ranges lie inside their arrays. After this pass, indexing is safe.
+ *  references (SFC_ERR_BAD_INPUT; 4-13): the string blob starts and ends with NUL
+ *    and every string offset is inside it; every tensor, op, block, step, swap, dep,
+ *    segment, tile and box index is in range; enums are known values; operand, box
+ *    and dep ranges lie inside their arrays. After this pass, indexing is safe.
  *
- *  semantics (SFC_ERR_VERIFY): blocks fit their arena, are aligned, cover their
- *    tensor and have first <= last; no two blocks whose step ranges intersect
- *    share a byte; every step operand is a block of the op's operand tensor that
- *    is resident at the step; segments and boxes agree with their steps; swaps
- *    move their tensor between its blocks at a time both ends exist and are
- *    sorted by issue_step; deps point backwards in issue order; every SWAPPED_IN
- *    block is filled by exactly one swap-in that its first user waits for.
+ *  semantics (SFC_ERR_VERIFY; 14-55), in this order: the budget flag; block records
+ *    (steps, alignment, arena bounds, size, EXTERNAL/PERSISTENT/UNUSED rules, PARTIAL
+ *    boxes); no two live blocks of one arena share a byte; step operands (tensor,
+ *    residency, boxes, PARTIAL containment, TIMED); segments and boxes (grid, order,
+ *    boxes inside their tensors, each handed-on tiled output covered exactly once);
+ *    swaps (order, tensor, bytes, host contents, issue steps, SWAPPED_IN fills); deps
+ *    point backwards in issue order; then happens-before: data flow (a produced block
+ *    is written by its first step, a swapped-in block is read and waits for its
+ *    swap-in, a swap-out waits for the last write of its block, a swap-in for the
+ *    swap-out that wrote its host block, nothing writes a block a copy still reads)
+ *    and arena reuse in both arenas.
  *
  * The overlap check is a sweep over steps in O(n log n): blocks enter the live set
  * at first_step and leave after last_step. The live set is kept sorted by
@@ -22,21 +28,53 @@
  * overlap its predecessor or its successor. The set is a Fenwick tree over the
  * blocks' ranks in (offset, index) order: insert, erase and "k-th live block" are
  * O(log n) with no recursion and no worst case an adversarial file could provoke.
- * Sorting is an in-place heapsort, so every byte comes from the caller's allocator.
+ *
+ * Happens-before. Steps run on the compute queue, swap-ins on H2D, swap-outs on D2H;
+ * each queue completes in issue order. Every node gets, for each queue, how many of
+ * that queue's nodes are known complete when it starts (its own queue's predecessor
+ * and every dependency, transitively): one pass in issue order, O(nodes + deps).
+ * X happens before Y iff Y's count for X's queue reaches X's position.
+ *
+ * Arena reuse. A block B reusing bytes of an earlier block A (A ends before B
+ * begins) must not be written before every access of A has completed. For each
+ * queue, A's last access on it is one number (its position in the queue); B's first
+ * access knows a number per queue. So the check is: over all earlier occupants of
+ * B's bytes, the per-queue maximum of their last accesses is at most what B's first
+ * access knows. A sweep by step inserts each block once its last step has passed
+ * into a segment tree over compressed byte offsets (range "raise to at least",
+ * range maximum; bottom-up, no recursion) and queries B's byte range when B begins:
+ * O(n log n). Blocks nothing touches are left out (they constrain nothing).
+ *
+ * Segment outputs. The tiles' boxes of a tensor cover it exactly once iff the
+ * boxes' corners, signed (-1)^(number of upper bounds among the coordinates),
+ * cancel the tensor's own corners at every point: O(m log m) for m boxes. Every
+ * sort is an in-place heapsort, so every byte comes from the caller's allocator.
  */
 #include "sfc/plan_reader.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define NONE SFC_PLAN_NONE
 
+enum { Q_COMPUTE = 0, Q_H2D = 1, Q_D2H = 2, QUEUES = 3 };
+
 typedef struct vctx {
   const sfc_plan_view_t *v;
   const sfc_allocator_t *a;
   sfc_error_t *err;
-  char desc[2][160]; /* block descriptions for messages */
+  char desc[4][160]; /* record descriptions for messages */
+  /* happens-before and data flow (check_order); node x: step x, or swap x - step_count */
+  uint32_t *clock;     /* [3 * nodes] per queue: its nodes known complete when x starts */
+  uint32_t *swap_seq;  /* [swap_count] 1-based position of each swap in its queue */
+  uint32_t *fill;      /* [block_count] the swap-in filling the block, NONE */
+  uint32_t *first_use; /* [block_count] first step naming the block, NONE */
+  uint32_t *last_use;  /* [block_count] last step naming it */
+  uint32_t *last_out;  /* [block_count] last swap-out reading it, NONE */
+  uint32_t *first_rd;  /* [block_count] 1: its first step reads it */
+  uint32_t *h_first_out, *h_last_out, *h_last_in; /* [host_block_count] swaps, NONE */
 } vctx_t;
 
 static sfc_status_t oom(vctx_t *c, size_t bytes) {
@@ -53,6 +91,21 @@ static const char *bdesc(vctx_t *c, int slot, const char *sec, uint32_t i,
                          const sfc_plan_block_t *b) {
   snprintf(c->desc[slot], sizeof c->desc[slot], "%s[%" PRIu32 "] (tensor %" PRIu32 " \"%.64s\")",
            sec, i, b->tensor, tname(c->v, b->tensor));
+  return c->desc[slot];
+}
+
+/* "STEPS[4] (op "relu")" or "SWAPS[1] (swap-out of tensor 2 "a")" in c->desc[slot]. */
+static const char *ndesc(vctx_t *c, int slot, uint32_t node) {
+  const sfc_plan_view_t *v = c->v;
+  if (node < v->step_count) {
+    snprintf(c->desc[slot], sizeof c->desc[slot], "STEPS[%" PRIu32 "] (op \"%.64s\")", node,
+             sfc_plan_string(v, v->ops[v->steps[node].op].name));
+  } else {
+    const sfc_plan_swap_t *w = &v->swaps[node - v->step_count];
+    snprintf(c->desc[slot], sizeof c->desc[slot],
+             "SWAPS[%" PRIu32 "] (swap-%s of tensor %" PRIu32 " \"%.64s\")", node - v->step_count,
+             w->direction == SFC_SWAP_IN ? "in" : "out", w->tensor, tname(v, w->tensor));
+  }
   return c->desc[slot];
 }
 
@@ -99,6 +152,10 @@ static sfc_status_t refs_graph(vctx_t *c) {
                          "header: arena_bytes %" PRIu64 " / host_arena_bytes %" PRIu64
                          " exceed the limit %" PRIu64,
                          h->arena_bytes, h->host_arena_bytes, SFC_PLAN_MAX_ARENA_BYTES);
+  if (v->meta.va_chunk_bytes > SFC_PLAN_MAX_ARENA_BYTES)
+    return sfc_error_set(c->err, SFC_ERR_LIMIT,
+                         "META.va_chunk_bytes: %" PRIu64 " exceeds the limit %" PRIu64,
+                         v->meta.va_chunk_bytes, SFC_PLAN_MAX_ARENA_BYTES);
   for (uint32_t i = 0; i < v->tensor_count; i++) {
     const sfc_plan_tensor_t *t = &v->tensors[i];
     SFC_TRY(ref_str(c, t->name, "TENSORS", i, "name"));
@@ -143,6 +200,9 @@ static sfc_status_t refs_blocks(vctx_t *c, const char *sec, const sfc_plan_block
     REF(b[i].last_step < v->step_count,
         "%s[%" PRIu32 "].last_step: %" PRIu32 " is out of range (%" PRIu32 " steps)", sec, i,
         b[i].last_step, v->step_count);
+    REF(!(b[i].flags & SFC_BLOCK_PARTIAL) || b[i].box < v->box_count,
+        "%s[%" PRIu32 "].box: %" PRIu32 " is out of range (%" PRIu32 " boxes)", sec, i, b[i].box,
+        v->box_count);
   }
   return SFC_OK;
 }
@@ -230,49 +290,6 @@ static sfc_status_t refs_schedule(vctx_t *c) {
     REF(x->ndim >= 1 && x->ndim <= SFC_PLAN_BOX_DIMS,
         "BOXES[%" PRIu32 "].ndim: %" PRIu32 " is out of range [1, %d]", i, x->ndim,
         SFC_PLAN_BOX_DIMS);
-  }
-  return SFC_OK;
-}
-
-/* ---- semantics: blocks -------------------------------------------------------- */
-
-#define VERIFY(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      return sfc_error_set(c->err, SFC_ERR_VERIFY, __VA_ARGS__);                                   \
-  } while (0)
-
-static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_plan_block_t *blocks,
-                                        uint32_t n, uint64_t arena, int device) {
-  const sfc_plan_view_t *v = c->v;
-  uint32_t align = device ? v->header.alignment : 1;
-  for (uint32_t i = 0; i < n; i++) {
-    const sfc_plan_block_t *b = &blocks[i];
-    const char *d = bdesc(c, 0, sec, i, b);
-    VERIFY(b->first_step <= b->last_step, "%s: first_step %" PRIu32 " is after last_step %" PRIu32,
-           d, b->first_step, b->last_step);
-    if (b->flags & SFC_BLOCK_EXTERNAL) {
-      VERIFY(b->offset == 0 && b->bytes == 0,
-             "%s: EXTERNAL but offset %" PRIu64 " and bytes %" PRIu64 " (both must be 0)", d,
-             b->offset, b->bytes);
-      continue;
-    }
-    VERIFY(b->offset % align == 0,
-           "%s: offset %" PRIu64 " is not a multiple of the alignment %" PRIu32, d, b->offset,
-           align);
-    VERIFY(b->offset <= arena && b->bytes <= arena - b->offset,
-           "%s: bytes [%" PRIu64 ", %" PRIu64 ") extend past the %s (%" PRIu64 " bytes)", d,
-           b->offset, b->offset + b->bytes, device ? "arena" : "host arena", arena);
-    if (!device)
-      continue;
-    uint64_t tb = v->tensors[b->tensor].bytes;
-    VERIFY(b->bytes >= tb, "%s: %" PRIu64 " bytes, smaller than the tensor (%" PRIu64 " bytes)", d,
-           b->bytes, tb);
-    VERIFY(!(b->flags & SFC_BLOCK_PERSISTENT) ||
-               (b->first_step == 0 && b->last_step == v->step_count - 1),
-           "%s: PERSISTENT but live only at steps %" PRIu32 "..%" PRIu32 " (must be 0..%" PRIu32
-           ")",
-           d, b->first_step, b->last_step, v->step_count - 1);
   }
   return SFC_OK;
 }
@@ -407,8 +424,160 @@ static sfc_status_t check_overlaps(vctx_t *c, const char *sec, const sfc_plan_bl
   return s;
 }
 
-/* ---- semantics: steps, segments, swaps, deps ---------------------------------- */
+/* ---- semantics: header and block records ------------------------------------- */
 
+#define VERIFY(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      return sfc_error_set(c->err, SFC_ERR_VERIFY, __VA_ARGS__);                                   \
+  } while (0)
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* One element of t: its dtype's size, else its bytes over its element count rounded
+ * up (its bytes when the shape holds no element). */
+static uint64_t elem_bytes(const sfc_plan_tensor_t *t) {
+  uint32_t e = sfc_dtype_bytes(t->dtype);
+  if (e)
+    return e;
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < t->ndim; d++)
+    n = sat_mul(n, t->shape[d] > 0 ? (uint64_t)t->shape[d] : 0);
+  return n == 0 ? t->bytes : t->bytes / n + (t->bytes % n != 0);
+}
+
+/* Elements of a box whose axes satisfy 0 <= lo <= hi (saturating). */
+static uint64_t box_elems(const sfc_plan_box_t *x) {
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < x->ndim; d++)
+    n = sat_mul(n, (uint64_t)x->hi[d] - (uint64_t)x->lo[d]);
+  return n;
+}
+
+/* The bytes block b holds: its tensor's, or (PARTIAL, box checked) its box's. */
+static uint64_t content_bytes(const sfc_plan_view_t *v, const sfc_plan_block_t *b) {
+  const sfc_plan_tensor_t *t = &v->tensors[b->tensor];
+  if (!(b->flags & SFC_BLOCK_PARTIAL))
+    return t->bytes;
+  return sat_mul(box_elems(&v->boxes[b->box]), elem_bytes(t));
+}
+
+/* 14 */
+static sfc_status_t check_header(vctx_t *c) {
+  const sfc_plan_header_t *h = &c->v->header;
+  int over = h->budget_bytes != 0 && h->arena_bytes > h->budget_bytes;
+  if (over)
+    VERIFY(h->flags & SFC_PLAN_OVER_BUDGET,
+           "header: arena_bytes %" PRIu64 " exceed budget_bytes %" PRIu64
+           " but flags lack OVER_BUDGET",
+           h->arena_bytes, h->budget_bytes);
+  else
+    VERIFY(!(h->flags & SFC_PLAN_OVER_BUDGET),
+           "header: flags say OVER_BUDGET but arena_bytes %" PRIu64 " fit budget_bytes %" PRIu64
+           " (0: no budget)",
+           h->arena_bytes, h->budget_bytes);
+  return SFC_OK;
+}
+
+/* 27, 28: the box of PARTIAL block b (description d) is a non-empty part of its tensor. */
+static sfc_status_t check_partial(vctx_t *c, const char *d, const sfc_plan_block_t *b) {
+  const sfc_plan_view_t *v = c->v;
+  const sfc_plan_box_t *x = &v->boxes[b->box];
+  const sfc_plan_tensor_t *t = &v->tensors[b->tensor];
+  VERIFY(x->tensor == b->tensor,
+         "%s: PARTIAL, but its box BOXES[%" PRIu32 "] describes tensor %" PRIu32 " \"%.64s\"", d,
+         b->box, x->tensor, tname(v, x->tensor));
+  VERIFY(x->ndim == t->ndim,
+         "%s: PARTIAL, but its box BOXES[%" PRIu32 "] has %" PRIu32
+         " axes and the tensor %u (a box of a block spans every axis)",
+         d, b->box, x->ndim, t->ndim);
+  for (uint32_t k = 0; k < x->ndim; k++)
+    VERIFY(0 <= x->lo[k] && x->lo[k] < x->hi[k] && x->hi[k] <= t->shape[k],
+           "%s: PARTIAL, but its box BOXES[%" PRIu32 "] is [%" PRId64 ", %" PRId64
+           ") along axis %" PRIu32 ", not a non-empty part of [0, %" PRId64 ")",
+           d, b->box, x->lo[k], x->hi[k], k, t->shape[k]);
+  return SFC_OK;
+}
+
+/* 15-17, 20-29 for one arena; persistent[t] = the device block of persistent tensor t. */
+static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_plan_block_t *blocks,
+                                        uint32_t n, uint64_t arena, int device,
+                                        uint32_t *persistent) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t align = device ? v->header.alignment : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const sfc_plan_block_t *b = &blocks[i];
+    const sfc_plan_tensor_t *t = &v->tensors[b->tensor];
+    const char *d = bdesc(c, 0, sec, i, b);
+    VERIFY(b->first_step <= b->last_step, "%s: first_step %" PRIu32 " is after last_step %" PRIu32,
+           d, b->first_step, b->last_step);
+    if (device && (b->flags & SFC_BLOCK_EXTERNAL)) {
+      VERIFY(b->offset == 0 && b->bytes == 0,
+             "%s: EXTERNAL but offset %" PRIu64 " and bytes %" PRIu64 " (both must be 0)", d,
+             b->offset, b->bytes);
+      VERIFY(!(b->flags & SFC_BLOCK_PARTIAL),
+             "%s: EXTERNAL and PARTIAL (framework memory holds the whole tensor)", d);
+      VERIFY(t->flags & SFC_TENSOR_EXTERNAL,
+             "%s: EXTERNAL but the tensor is not (only an EXTERNAL tensor is bound to framework "
+             "memory)",
+             d);
+    } else {
+      VERIFY(b->offset % align == 0,
+             "%s: offset %" PRIu64 " is not a multiple of the alignment %" PRIu32, d, b->offset,
+             align);
+      VERIFY(b->offset <= arena && b->bytes <= arena - b->offset,
+             "%s: bytes [%" PRIu64 ", %" PRIu64 ") extend past the %s (%" PRIu64 " bytes)", d,
+             b->offset, b->offset + b->bytes, device ? "arena" : "host arena", arena);
+      if (b->flags & SFC_BLOCK_PARTIAL) {
+        SFC_TRY(check_partial(c, d, b));
+        uint64_t need = content_bytes(v, b);
+        VERIFY(b->bytes >= need,
+               "%s: %" PRIu64 " bytes, smaller than its box BOXES[%" PRIu32 "] (%" PRIu64
+               " elements of %" PRIu64 " bytes)",
+               d, b->bytes, b->box, box_elems(&v->boxes[b->box]), elem_bytes(t));
+      } else if (device) {
+        VERIFY(b->bytes >= t->bytes,
+               "%s: %" PRIu64 " bytes, smaller than the tensor (%" PRIu64 " bytes)", d, b->bytes,
+               t->bytes);
+      }
+      if (device)
+        VERIFY(!(t->flags & SFC_TENSOR_EXTERNAL),
+               "%s: the tensor is EXTERNAL but the block is not (an external tensor lives in "
+               "framework memory)",
+               d);
+    }
+    VERIFY(!(t->flags & SFC_TENSOR_UNUSED),
+           "%s: the tensor is UNUSED (touched by no op) but has a block", d);
+    if (!device)
+      continue;
+    if (b->flags & SFC_BLOCK_PERSISTENT) {
+      VERIFY(b->first_step == 0 && b->last_step == v->step_count - 1,
+             "%s: PERSISTENT but live only at steps %" PRIu32 "..%" PRIu32 " (must be 0..%" PRIu32
+             ")",
+             d, b->first_step, b->last_step, v->step_count - 1);
+      VERIFY(t->flags & SFC_TENSOR_PERSISTENT,
+             "%s: PERSISTENT but the tensor is not (its contents would outlive it)", d);
+    }
+    if (t->flags & SFC_TENSOR_PERSISTENT) {
+      VERIFY(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL),
+             "%s: the tensor is PERSISTENT but the block is not (its contents must survive to the "
+             "next iteration)",
+             d);
+      VERIFY(persistent[b->tensor] == NONE,
+             "%s: a second block of PERSISTENT tensor %" PRIu32 " (BLOCKS[%" PRIu32
+             "] is the first; a persistent tensor has one block)",
+             d, b->tensor, persistent[b->tensor]);
+      persistent[b->tensor] = i;
+    }
+  }
+  return SFC_OK;
+}
+
+/* ---- semantics: steps, segments, boxes ---------------------------------------- */
+
+/* 30-33, 36 (a step's segment), 37, 38 */
 static sfc_status_t check_steps(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t k = 0; k < v->step_count; k++) {
@@ -433,7 +602,28 @@ static sfc_status_t check_steps(vctx_t *c) {
                "STEPS[%" PRIu32 "] operand %" PRIu32 ": BOXES[%" PRIu32
                "] describes tensor %" PRIu32 ", not tensor %" PRIu32,
                k, j, s->box_begin + j, v->boxes[s->box_begin + j].tensor, t);
+      if (!(b->flags & SFC_BLOCK_PARTIAL))
+        continue;
+      VERIFY(s->box_begin != NONE,
+             "STEPS[%" PRIu32 "] operand %" PRIu32
+             ": %s is PARTIAL but the step has no boxes (which part does it touch?)",
+             k, j, bdesc(c, 0, "BLOCKS", bi, b));
+      const sfc_plan_box_t *x = &v->boxes[s->box_begin + j], *y = &v->boxes[b->box];
+      int inside = x->ndim == y->ndim;
+      for (uint32_t d = 0; inside && d < x->ndim; d++)
+        inside = y->lo[d] <= x->lo[d] && x->hi[d] <= y->hi[d];
+      VERIFY(inside,
+             "STEPS[%" PRIu32 "] operand %" PRIu32 ": its box BOXES[%" PRIu32
+             "] is not inside BOXES[%" PRIu32 "], the part of the tensor PARTIAL %s holds",
+             k, j, s->box_begin + j, b->box, bdesc(c, 0, "BLOCKS", bi, b));
     }
+    if (s->flags & SFC_STEP_TIMED)
+      VERIFY(isfinite(s->time_us) && s->time_us >= 0,
+             "STEPS[%" PRIu32 "]: TIMED but time_us %g is not a finite duration >= 0", k,
+             s->time_us);
+    else
+      VERIFY(s->time_us == 0,
+             "STEPS[%" PRIu32 "]: time_us %g but the step is not TIMED (must be 0)", k, s->time_us);
     if (s->segment != NONE) {
       const sfc_plan_segment_t *g = &v->segments[s->segment];
       VERIFY(k >= g->first_step && k - g->first_step < g->step_count,
@@ -443,11 +633,117 @@ static sfc_status_t check_steps(vctx_t *c) {
       VERIFY(s->op >= g->first_op && s->op - g->first_op < g->op_count,
              "STEPS[%" PRIu32 "]: OPS[%" PRIu32 "] is not one of SEGMENTS[%" PRIu32 "]'s ops", k,
              s->op, s->segment);
+      VERIFY(s->box_begin != NONE,
+             "STEPS[%" PRIu32 "]: a tile of SEGMENTS[%" PRIu32
+             "] without boxes (box_begin is NONE: the tile's geometry is missing)",
+             k, s->segment);
     }
   }
   return SFC_OK;
 }
 
+/* A corner of a box: a point and its sign, for the exact-cover test. */
+typedef struct corner {
+  int64_t p[SFC_PLAN_BOX_DIMS];
+  int64_t sign;
+} corner_t;
+
+static int corner_less(const corner_t *x, const corner_t *y) {
+  for (int d = 0; d < SFC_PLAN_BOX_DIMS; d++)
+    if (x->p[d] != y->p[d])
+      return x->p[d] < y->p[d];
+  return 0;
+}
+
+static void corner_sift(corner_t *k, size_t root, size_t n) {
+  for (size_t child; (child = 2 * root + 1) < n; root = child) {
+    if (child + 1 < n && corner_less(&k[child], &k[child + 1]))
+      child++;
+    if (!corner_less(&k[root], &k[child]))
+      return;
+    corner_t t = k[root];
+    k[root] = k[child];
+    k[child] = t;
+  }
+}
+
+static void corner_sort(corner_t *k, size_t n) {
+  for (size_t i = n / 2; i-- > 0;)
+    corner_sift(k, i, n);
+  for (size_t end = n; end-- > 1;) {
+    corner_t t = k[0];
+    k[0] = k[end];
+    k[end] = t;
+    corner_sift(k, 0, end);
+  }
+}
+
+/* Axis d of box x over tensor t as [lo, hi): the box's own for d < ndim, else the
+ * tensor's whole extent (1 past its rank). */
+static void axis(const sfc_plan_tensor_t *t, const sfc_plan_box_t *x, uint32_t d, int64_t *lo,
+                 int64_t *hi) {
+  if (x && d < x->ndim) {
+    *lo = x->lo[d];
+    *hi = x->hi[d];
+  } else {
+    *lo = 0;
+    *hi = d < t->ndim ? t->shape[d] : 1;
+  }
+}
+
+/* Appends the 2^4 signed corners of box x (or, x NULL, of the whole tensor, negated). */
+static size_t add_corners(corner_t *out, const sfc_plan_tensor_t *t, const sfc_plan_box_t *x) {
+  for (uint32_t m = 0; m < (1u << SFC_PLAN_BOX_DIMS); m++) {
+    int64_t sign = x ? 1 : -1;
+    for (uint32_t d = 0; d < SFC_PLAN_BOX_DIMS; d++) {
+      int64_t lo, hi;
+      axis(t, x, d, &lo, &hi);
+      out[m].p[d] = (m >> d) & 1 ? hi : lo;
+      sign = (m >> d) & 1 ? -sign : sign;
+    }
+    out[m].sign = sign;
+  }
+  return 1u << SFC_PLAN_BOX_DIMS;
+}
+
+/* 40: keys[0..m) are (segment << 32 | tensor, box) of handed-on outputs, sorted. */
+static sfc_status_t check_covers(vctx_t *c, const sort_key_t *keys, uint32_t m, corner_t *corners) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t i = 0, j; i < m; i = j) {
+    uint32_t g = (uint32_t)(keys[i].hi >> 32), t = (uint32_t)keys[i].hi;
+    const sfc_plan_tensor_t *x = &v->tensors[t];
+    size_t nc = add_corners(corners, x, NULL);
+    uint64_t held = 0, whole = 1;
+    for (j = i; j < m && keys[j].hi == keys[i].hi; j++) {
+      const sfc_plan_box_t *b = &v->boxes[keys[j].lo];
+      nc += add_corners(corners + nc, x, b);
+      held = held + box_elems(b) < held ? UINT64_MAX : held + box_elems(b);
+    }
+    for (uint32_t d = 0; d < x->ndim && d < SFC_PLAN_BOX_DIMS; d++)
+      whole = sat_mul(whole, x->shape[d] > 0 ? (uint64_t)x->shape[d] : 0);
+    corner_sort(corners, nc);
+    int exact = 1;
+    for (size_t a = 0, b; a < nc && exact; a = b) {
+      int64_t sum = 0;
+      for (b = a; b < nc && !corner_less(&corners[a], &corners[b]); b++)
+        sum += corners[b].sign;
+      exact = sum == 0;
+    }
+    VERIFY(exact,
+           "SEGMENTS[%" PRIu32 "]: the tiles' boxes of tensor %" PRIu32
+           " \"%.64s\" do not cover it exactly once (%s: %" PRIu64
+           " elements in the boxes, %" PRIu64
+           " in the tensor); an output the segment hands on is computed once, whole",
+           g, t, tname(v, t),
+           held > whole   ? "overlap"
+           : held < whole ? "gap"
+                          : "overlap and gap",
+           held, whole);
+  }
+  return SFC_OK;
+}
+
+/* 35, 36 (segments), 39, 40 */
 static sfc_status_t check_segments_boxes(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t i = 0; i < v->segment_count; i++) {
@@ -472,25 +768,127 @@ static sfc_status_t check_segments_boxes(vctx_t *c) {
              "] covers the step",
              k, i, i);
   }
-  for (uint32_t i = 0; i < v->box_count; i++)
-    for (uint32_t d = 0; d < v->boxes[i].ndim; d++)
-      VERIFY(v->boxes[i].lo[d] <= v->boxes[i].hi[d],
+  for (uint32_t i = 0; i < v->box_count; i++) {
+    const sfc_plan_box_t *x = &v->boxes[i];
+    const sfc_plan_tensor_t *t = &v->tensors[x->tensor];
+    for (uint32_t d = 0; d < x->ndim; d++)
+      VERIFY(x->lo[d] <= x->hi[d],
              "BOXES[%" PRIu32 "]: lo[%" PRIu32 "] %" PRId64 " > hi[%" PRIu32 "] %" PRId64, i, d,
-             v->boxes[i].lo[d], d, v->boxes[i].hi[d]);
-  return SFC_OK;
+             x->lo[d], d, x->hi[d]);
+    VERIFY(x->ndim <= t->ndim,
+           "BOXES[%" PRIu32 "] (tensor %" PRIu32 " \"%.64s\"): %" PRIu32
+           " axes, more than the tensor's %u",
+           i, x->tensor, tname(v, x->tensor), x->ndim, t->ndim);
+    for (uint32_t d = 0; d < x->ndim; d++)
+      VERIFY(x->lo[d] >= 0 && x->hi[d] <= t->shape[d],
+             "BOXES[%" PRIu32 "] (tensor %" PRIu32 " \"%.64s\"): [%" PRId64 ", %" PRId64
+             ") along axis %" PRIu32 " is not inside the tensor's [0, %" PRId64 ")",
+             i, x->tensor, tname(v, x->tensor), x->lo[d], x->hi[d], d, t->shape[d]);
+  }
+  if (v->segment_count == 0)
+    return SFC_OK;
+  /* Which tensors a segment hands on: used by a step outside it (seen[t] holds the one
+   * segment value, NONE - 1 for an untiled step, that names t; multi[t]: more than
+   * one), an OUTPUT, or PERSISTENT or EXTERNAL. */
+  const uint32_t UNSEEN = NONE, UNTILED = NONE - 1;
+  size_t tb = (size_t)v->tensor_count * 2 * sizeof(uint32_t);
+  uint32_t *seen = sfc_alloc(c->a, tb ? tb : 1);
+  if (!seen)
+    return oom(c, tb);
+  uint32_t *multi = seen + v->tensor_count;
+  for (uint32_t t = 0; t < v->tensor_count; t++) {
+    seen[t] = UNSEEN;
+    multi[t] = 0;
+  }
+  uint64_t m = 0;
+  for (uint32_t k = 0; k < v->step_count; k++) {
+    const sfc_plan_step_t *s = &v->steps[k];
+    const sfc_plan_op_t *o = &v->ops[s->op];
+    uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    uint32_t g = s->segment == NONE ? UNTILED : s->segment;
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t t = v->op_operands[o->operand_begin + j];
+      if (seen[t] == UNSEEN)
+        seen[t] = g;
+      else if (seen[t] != g)
+        multi[t] = 1;
+    }
+    if (s->segment != NONE)
+      m += o->output_count;
+  }
+  if (m > SFC_PLAN_MAX_RECORDS) {
+    sfc_free(c->a, seen, tb ? tb : 1);
+    return sfc_error_set(c->err, SFC_ERR_LIMIT,
+                         "SEGMENTS: %" PRIu64 " tiled outputs exceed the limit %" PRIu32, m,
+                         SFC_PLAN_MAX_RECORDS);
+  }
+  size_t kb = (size_t)m * sizeof(sort_key_t), cb = ((size_t)m + 1) * 16 * sizeof(corner_t);
+  sort_key_t *keys = sfc_alloc(c->a, kb ? kb : 1);
+  corner_t *corners = sfc_alloc(c->a, cb);
+  sfc_status_t st = SFC_OK;
+  if (!keys || !corners) {
+    st = oom(c, kb + cb);
+  } else {
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < v->step_count; k++) {
+      const sfc_plan_step_t *s = &v->steps[k];
+      const sfc_plan_op_t *o = &v->ops[s->op];
+      for (uint32_t j = o->input_count; s->segment != NONE && j - o->input_count < o->output_count;
+           j++) {
+        uint32_t t = v->op_operands[o->operand_begin + j];
+        const sfc_plan_tensor_t *x = &v->tensors[t];
+        if (multi[t] || x->kind == SFC_KIND_OUTPUT ||
+            (x->flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL))) {
+          keys[at++] = (sort_key_t){(uint64_t)s->segment << 32 | t, s->box_begin + j};
+        }
+      }
+    }
+    heap_sort(keys, at);
+    st = check_covers(c, keys, at, corners);
+  }
+  sfc_free(c->a, keys, kb ? kb : 1);
+  sfc_free(c->a, corners, cb);
+  sfc_free(c->a, seen, tb ? tb : 1);
+  return st;
 }
+
+/* ---- semantics: swaps and dependencies ----------------------------------------- */
 
 static int live_at(const sfc_plan_block_t *b, uint32_t k) {
   return b->first_step <= k && k <= b->last_step;
 }
 
-/* fill[b] = the swap-in that fills device block b (NONE if none). */
-static sfc_status_t check_swaps(vctx_t *c, uint32_t *fill) {
+/* Which part of its tensor block b holds, for messages: "the whole tensor" or "BOXES[i]". */
+static const char *part(char *buf, size_t cap, const sfc_plan_block_t *b) {
+  if (b->flags & SFC_BLOCK_PARTIAL)
+    snprintf(buf, cap, "BOXES[%" PRIu32 "]", b->box);
+  else
+    snprintf(buf, cap, "the whole tensor");
+  return buf;
+}
+
+/* Device block db and host block hb hold the same part of their tensor. */
+static int same_part(const sfc_plan_view_t *v, const sfc_plan_block_t *db,
+                     const sfc_plan_block_t *hb) {
+  if ((db->flags & SFC_BLOCK_PARTIAL) != (hb->flags & SFC_BLOCK_PARTIAL))
+    return 0;
+  if (!(db->flags & SFC_BLOCK_PARTIAL))
+    return 1;
+  const sfc_plan_box_t *x = &v->boxes[db->box], *y = &v->boxes[hb->box];
+  if (x->ndim != y->ndim)
+    return 0;
+  for (uint32_t d = 0; d < x->ndim; d++)
+    if (x->lo[d] != y->lo[d] || x->hi[d] != y->hi[d])
+      return 0;
+  return 1;
+}
+
+/* 41-47 (c->fill[b] = the swap-in that fills device block b) */
+static sfc_status_t check_swaps(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t i = 0; i < v->swap_count; i++) {
     const sfc_plan_swap_t *w = &v->swaps[i];
     const sfc_plan_block_t *db = &v->blocks[w->device_block], *hb = &v->host_blocks[w->host_block];
-    const sfc_plan_tensor_t *t = &v->tensors[w->tensor];
     uint32_t k = w->issue_step;
     VERIFY(i == 0 || k >= v->swaps[i - 1].issue_step,
            "SWAPS[%" PRIu32 "]: issue_step %" PRIu32 " is before SWAPS[%" PRIu32 "]'s %" PRIu32
@@ -502,16 +900,29 @@ static sfc_status_t check_swaps(vctx_t *c, uint32_t *fill) {
     VERIFY(hb->tensor == w->tensor,
            "SWAPS[%" PRIu32 "]: moves tensor %" PRIu32 " \"%.64s\" but its host block is %s", i,
            w->tensor, tname(v, w->tensor), bdesc(c, 0, "HOST_BLOCKS", w->host_block, hb));
-    VERIFY(w->bytes <= db->bytes && w->bytes <= hb->bytes && w->bytes <= t->bytes,
-           "SWAPS[%" PRIu32 "]: %" PRIu64 " bytes, more than the tensor (%" PRIu64
-           "), its device block (%" PRIu64 ") or its host block (%" PRIu64 ") holds",
-           i, w->bytes, t->bytes, db->bytes, hb->bytes);
     const char *d = bdesc(c, 0, "BLOCKS", w->device_block, db);
+    const char *h = bdesc(c, 1, "HOST_BLOCKS", w->host_block, hb);
+    uint64_t want = content_bytes(v, db);
+    VERIFY(w->bytes == want,
+           "SWAPS[%" PRIu32 "]: copies %" PRIu64 " bytes but %s holds %" PRIu64
+           " (a swap moves its block's whole contents: the tensor, or the box of a PARTIAL block)",
+           i, w->bytes, d, want);
+    char pd[32], ph[32];
+    VERIFY(same_part(v, db, hb), "SWAPS[%" PRIu32 "]: %s holds %s but %s holds %s", i, d,
+           part(pd, sizeof pd, db), h, part(ph, sizeof ph, hb));
+    VERIFY(hb->bytes >= w->bytes,
+           "SWAPS[%" PRIu32 "]: copies %" PRIu64 " bytes but %s has only %" PRIu64, i, w->bytes, h,
+           hb->bytes);
     if (w->direction == SFC_SWAP_OUT) {
       VERIFY(k >= 1 && live_at(db, k - 1),
              "SWAPS[%" PRIu32 "]: swap-out issued before step %" PRIu32
              " but %s is not live at the step before (live at steps %" PRIu32 "..%" PRIu32 ")",
              i, k, d, db->first_step, db->last_step);
+      uint32_t hk = k < v->step_count ? k : v->step_count - 1;
+      VERIFY(live_at(hb, hk),
+             "SWAPS[%" PRIu32 "]: swap-out issued before step %" PRIu32
+             " but %s is not live at step %" PRIu32 " (live at steps %" PRIu32 "..%" PRIu32 ")",
+             i, k, h, hk, hb->first_step, hb->last_step);
       continue;
     }
     VERIFY(k < v->step_count && live_at(db, k),
@@ -520,15 +931,23 @@ static sfc_status_t check_swaps(vctx_t *c, uint32_t *fill) {
            i, k, d, db->first_step, db->last_step);
     VERIFY(db->flags & SFC_BLOCK_SWAPPED_IN,
            "SWAPS[%" PRIu32 "]: swap-in into %s, which is not marked SWAPPED_IN", i, d);
-    VERIFY(fill[w->device_block] == NONE,
+    VERIFY(c->fill[w->device_block] == NONE,
            "%s: filled by two swap-ins (SWAPS[%" PRIu32 "] and SWAPS[%" PRIu32 "])", d,
-           fill[w->device_block], i);
-    fill[w->device_block] = i;
+           c->fill[w->device_block], i);
+    VERIFY(live_at(hb, k),
+           "SWAPS[%" PRIu32 "]: swap-in issued before step %" PRIu32
+           " but %s is not live at that step (live at steps %" PRIu32 "..%" PRIu32 ")",
+           i, k, h, hb->first_step, hb->last_step);
+    c->fill[w->device_block] = i;
   }
+  for (uint32_t bi = 0; bi < v->block_count; bi++)
+    if (v->blocks[bi].flags & SFC_BLOCK_SWAPPED_IN)
+      VERIFY(c->fill[bi] != NONE, "%s: SWAPPED_IN but no swap-in fills it",
+             bdesc(c, 0, "BLOCKS", bi, &v->blocks[bi]));
   return SFC_OK;
 }
 
-/* Issue order: swaps with issue_step k (in SWAPS order), then step k. */
+/* 49. Issue order: swaps with issue_step k (in SWAPS order), then step k. */
 static sfc_status_t check_dep_list(vctx_t *c, const char *sec, uint32_t i, int is_step,
                                    uint32_t begin, uint32_t count) {
   const sfc_plan_view_t *v = c->v;
@@ -547,40 +966,339 @@ static sfc_status_t check_dep_list(vctx_t *c, const char *sec, uint32_t i, int i
   return SFC_OK;
 }
 
-static sfc_status_t check_deps_and_fills(vctx_t *c, uint32_t *fill, uint32_t *first_use) {
+static sfc_status_t check_deps(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t k = 0; k < v->step_count; k++)
     SFC_TRY(check_dep_list(c, "STEPS", k, 1, v->steps[k].dep_begin, v->steps[k].dep_count));
   for (uint32_t i = 0; i < v->swap_count; i++)
     SFC_TRY(check_dep_list(c, "SWAPS", i, 0, v->swaps[i].dep_begin, v->swaps[i].dep_count));
+  return SFC_OK;
+}
+
+/* ---- semantics: happens-before ------------------------------------------------- */
+
+static uint32_t queue_of(const sfc_plan_view_t *v, uint32_t node) {
+  if (node < v->step_count)
+    return Q_COMPUTE;
+  return v->swaps[node - v->step_count].direction == SFC_SWAP_IN ? Q_H2D : Q_D2H;
+}
+
+static uint32_t seq_of(const vctx_t *c, uint32_t node) {
+  return node < c->v->step_count ? node + 1 : c->swap_seq[node - c->v->step_count];
+}
+
+/* x completes before y starts. */
+static int hb(const vctx_t *c, uint32_t x, uint32_t y) {
+  return c->clock[3 * (size_t)y + queue_of(c->v, x)] >= seq_of(c, x);
+}
+
+/* One node in issue order: its queue's last completion, then every dependency's. */
+static void clock_node(vctx_t *c, uint32_t x, uint32_t (*done)[QUEUES], uint32_t begin,
+                       uint32_t count) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t q = queue_of(v, x), *cl = &c->clock[3 * (size_t)x];
+  memcpy(cl, done[q], sizeof done[q]);
+  for (uint32_t j = begin; j - begin < count; j++) {
+    const sfc_plan_dep_t *d = &v->deps[j];
+    uint32_t y = d->node_kind == SFC_NODE_STEP ? d->index : v->step_count + d->index;
+    const uint32_t *dy = &c->clock[3 * (size_t)y];
+    for (int r = 0; r < QUEUES; r++)
+      cl[r] = dy[r] > cl[r] ? dy[r] : cl[r];
+    uint32_t ry = queue_of(v, y), sy = seq_of(c, y);
+    cl[ry] = sy > cl[ry] ? sy : cl[ry];
+  }
+  memcpy(done[q], cl, sizeof done[q]);
+  done[q][q] = seq_of(c, x);
+}
+
+static void compute_clocks(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t n[QUEUES] = {0}, done[QUEUES][QUEUES] = {{0}};
+  for (uint32_t i = 0; i < v->swap_count; i++)
+    c->swap_seq[i] = ++n[v->swaps[i].direction == SFC_SWAP_IN ? Q_H2D : Q_D2H];
+  uint32_t i = 0;
+  for (uint32_t k = 0; k <= v->step_count; k++) {
+    for (; i < v->swap_count && v->swaps[i].issue_step == k; i++)
+      clock_node(c, v->step_count + i, done, v->swaps[i].dep_begin, v->swaps[i].dep_count);
+    if (k < v->step_count)
+      clock_node(c, k, done, v->steps[k].dep_begin, v->steps[k].dep_count);
+  }
+}
+
+/* 34, 48, 50: how each device block's data arrives. */
+static sfc_status_t check_blocks_flow(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
   for (uint32_t k = 0; k < v->step_count; k++) {
     const sfc_plan_step_t *s = &v->steps[k];
     const sfc_plan_op_t *o = &v->ops[s->op];
     uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
-    for (uint32_t j = 0; j < n; j++)
-      if (first_use[v->step_operands[s->operand_begin + j]] == NONE)
-        first_use[v->step_operands[s->operand_begin + j]] = k;
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t b = v->step_operands[s->operand_begin + j];
+      if (c->first_use[b] == NONE)
+        c->first_use[b] = k;
+      if (c->first_use[b] == k && j < o->input_count)
+        c->first_rd[b] = 1;
+      c->last_use[b] = k;
+    }
   }
-  for (uint32_t bi = 0; bi < v->block_count; bi++) {
-    const sfc_plan_block_t *b = &v->blocks[bi];
-    if (!(b->flags & SFC_BLOCK_SWAPPED_IN))
-      continue;
-    VERIFY(fill[bi] != NONE, "%s: SWAPPED_IN but no swap-in fills it",
-           bdesc(c, 0, "BLOCKS", bi, b));
-    uint32_t k = first_use[bi];
-    if (k == NONE)
-      continue;
-    const sfc_plan_step_t *s = &v->steps[k];
-    int found = 0;
-    for (uint32_t j = s->dep_begin; j - s->dep_begin < s->dep_count && !found; j++)
-      found = v->deps[j].node_kind == SFC_NODE_SWAP && v->deps[j].index == fill[bi];
-    VERIFY(found,
-           "STEPS[%" PRIu32 "] is the first use of %s but does not depend on SWAPS[%" PRIu32
-           "], the swap-in that fills it",
-           k, bdesc(c, 0, "BLOCKS", bi, b), fill[bi]);
+  for (uint32_t b = 0; b < v->block_count; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    uint32_t k = c->first_use[b];
+    if (x->flags & SFC_BLOCK_SWAPPED_IN) {
+      VERIFY(k != NONE,
+             "%s: SWAPPED_IN but no step reads it (nothing waits for SWAPS[%" PRIu32
+             "], which may still write it when the block ends)",
+             bdesc(c, 0, "BLOCKS", b, x), c->fill[b]);
+      VERIFY(c->first_rd[b],
+             "%s: SWAPPED_IN but its first use, STEPS[%" PRIu32
+             "], does not read it (SWAPS[%" PRIu32 "] fills it for nothing)",
+             bdesc(c, 0, "BLOCKS", b, x), k, c->fill[b]);
+      VERIFY(hb(c, v->step_count + c->fill[b], k),
+             "STEPS[%" PRIu32 "] is the first use of %s but does not wait for SWAPS[%" PRIu32
+             "], the swap-in that fills it",
+             k, bdesc(c, 0, "BLOCKS", b, x), c->fill[b]);
+    } else if (!(x->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) && k != NONE) {
+      VERIFY(!c->first_rd[b],
+             "STEPS[%" PRIu32 "] reads %s before anything wrote it (its first use; the block is "
+             "not PERSISTENT, EXTERNAL or SWAPPED_IN)",
+             k, bdesc(c, 0, "BLOCKS", b, x));
+    }
   }
   return SFC_OK;
 }
+
+/* 51-53, in issue order. last_write[b]: the node that last wrote device block b. */
+static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t n = v->step_count, i = 0;
+  for (uint32_t k = 0; k <= n; k++) {
+    for (; i < v->swap_count && v->swaps[i].issue_step == k; i++) {
+      const sfc_plan_swap_t *w = &v->swaps[i];
+      uint32_t b = w->device_block, h = w->host_block, x = n + i;
+      const sfc_plan_block_t *db = &v->blocks[b];
+      if (w->direction == SFC_SWAP_OUT) {
+        uint32_t wr = last_write[b];
+        if (wr == NONE)
+          VERIFY(db->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL),
+                 "SWAPS[%" PRIu32 "]: swap-out of %s before anything wrote it", i,
+                 bdesc(c, 0, "BLOCKS", b, db));
+        else
+          VERIFY(hb(c, wr, x),
+                 "SWAPS[%" PRIu32 "]: swap-out of %s does not wait for %s, the block's last "
+                 "write before it",
+                 i, bdesc(c, 0, "BLOCKS", b, db), ndesc(c, 1, wr));
+        uint32_t rd = c->h_last_in[h];
+        VERIFY(rd == NONE || hb(c, n + rd, x),
+               "SWAPS[%" PRIu32 "]: swap-out into %s does not wait for SWAPS[%" PRIu32
+               "], a swap-in that still reads it",
+               i, bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]), rd);
+        c->last_out[b] = i;
+        if (c->h_first_out[h] == NONE)
+          c->h_first_out[h] = i;
+        c->h_last_out[h] = i;
+      } else {
+        uint32_t wr = c->h_last_out[h];
+        VERIFY(wr != NONE, "SWAPS[%" PRIu32 "]: swap-in from %s, which no swap-out wrote before it",
+               i, bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]));
+        VERIFY(hb(c, n + wr, x),
+               "SWAPS[%" PRIu32 "]: swap-in does not wait for SWAPS[%" PRIu32
+               "], the swap-out that wrote %s",
+               i, wr, bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]));
+        c->h_last_in[h] = i;
+        last_write[b] = x;
+      }
+    }
+    if (k == n)
+      break;
+    const sfc_plan_step_t *s = &v->steps[k];
+    const sfc_plan_op_t *o = &v->ops[s->op];
+    uint32_t m = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    for (uint32_t j = o->input_count; j < m; j++) {
+      uint32_t b = v->step_operands[s->operand_begin + j], out = c->last_out[b];
+      VERIFY(out == NONE || hb(c, n + out, k),
+             "STEPS[%" PRIu32 "] writes %s but does not wait for SWAPS[%" PRIu32
+             "], a swap-out that may still read it",
+             k, bdesc(c, 0, "BLOCKS", b, &v->blocks[b]), out);
+      last_write[b] = k;
+    }
+  }
+  return SFC_OK;
+}
+
+/* Range "raise to at least" and range maximum over leaves [l, r) of a bottom-up segment
+ * tree with p leaves: tag[x] applies to all of x's leaves, mx[x] is the maximum below x. */
+static void mt_raise(uint32_t *tag, uint32_t *mx, uint32_t p, uint32_t l, uint32_t r,
+                     uint32_t val) {
+  uint32_t a = (l + p) >> 1, b = (r - 1 + p) >> 1;
+  for (l += p, r += p; l < r; l >>= 1, r >>= 1) {
+    if (l & 1) {
+      tag[l] = tag[l] > val ? tag[l] : val;
+      mx[l] = mx[l] > val ? mx[l] : val;
+      l++;
+    }
+    if (r & 1) {
+      --r;
+      tag[r] = tag[r] > val ? tag[r] : val;
+      mx[r] = mx[r] > val ? mx[r] : val;
+    }
+  }
+  for (; a; a >>= 1)
+    mx[a] = mx[a] > val ? mx[a] : val;
+  for (; b; b >>= 1)
+    mx[b] = mx[b] > val ? mx[b] : val;
+}
+
+static uint32_t mt_max(const uint32_t *tag, const uint32_t *mx, uint32_t p, uint32_t l,
+                       uint32_t r) {
+  uint32_t res = 0, a = (l + p) >> 1, b = (r - 1 + p) >> 1;
+  for (l += p, r += p; l < r; l >>= 1, r >>= 1) {
+    if (l & 1) {
+      res = mx[l] > res ? mx[l] : res;
+      l++;
+    }
+    if (r & 1) {
+      --r;
+      res = mx[r] > res ? mx[r] : res;
+    }
+  }
+  for (; a; a >>= 1)
+    res = tag[a] > res ? tag[a] : res;
+  for (; b; b >>= 1)
+    res = tag[b] > res ? tag[b] : res;
+  return res;
+}
+
+/* For block i of an arena: its first access (node, NONE if nothing touches it) and its
+ * last access on each queue (node, NONE). */
+static uint32_t first_access(const vctx_t *c, int host, uint32_t i) {
+  uint32_t n = c->v->step_count;
+  if (host)
+    return c->h_first_out[i] == NONE ? NONE : n + c->h_first_out[i];
+  if (c->fill[i] != NONE)
+    return n + c->fill[i];
+  return c->first_use[i];
+}
+
+static uint32_t last_access(const vctx_t *c, int host, uint32_t i, int q) {
+  uint32_t n = c->v->step_count, s;
+  if (host)
+    s = q == Q_H2D ? c->h_last_in[i] : q == Q_D2H ? c->h_last_out[i] : NONE;
+  else if (q == Q_COMPUTE)
+    return c->first_use[i] == NONE ? NONE : c->last_use[i];
+  else
+    s = q == Q_H2D ? c->fill[i] : c->last_out[i];
+  return s == NONE ? NONE : n + s;
+}
+
+/* The earlier occupant a of block b's bytes whose last access on queue q is not
+ * known complete at b's first access (the latest such occupant). */
+static uint32_t reuse_culprit(const vctx_t *c, const sfc_plan_block_t *blocks, uint32_t nb,
+                              int host, uint32_t b, int q, uint32_t known) {
+  uint32_t best = NONE;
+  const sfc_plan_block_t *x = &blocks[b];
+  for (uint32_t a = 0; a < nb; a++) {
+    const sfc_plan_block_t *y = &blocks[a];
+    uint32_t last = last_access(c, host, a, q);
+    if (y->bytes == 0 || y->last_step >= x->first_step || last == NONE ||
+        first_access(c, host, a) == NONE || y->offset >= x->offset + x->bytes ||
+        x->offset >= y->offset + y->bytes || seq_of(c, last) <= known)
+      continue;
+    if (best == NONE || y->last_step >= blocks[best].last_step)
+      best = a;
+  }
+  return best;
+}
+
+/* The position of offset x among the distinct offsets coord[0..nc) (x is one of them). */
+static uint32_t coord_index(const sort_key_t *coord, uint32_t nc, uint64_t x) {
+  uint32_t lo = 0, hi = nc;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (coord[mid].hi < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* 54, 55: the sweep of the file comment, for one arena. */
+static sfc_status_t check_reuse(vctx_t *c, int host) {
+  const sfc_plan_view_t *v = c->v;
+  const char *sec = host ? "HOST_BLOCKS" : "BLOCKS";
+  const sfc_plan_block_t *blocks = host ? v->host_blocks : v->blocks;
+  uint32_t nb = host ? v->host_block_count : v->block_count, m = 0;
+  for (uint32_t i = 0; i < nb; i++)
+    m += blocks[i].bytes > 0 && first_access(c, host, i) != NONE;
+  if (m < 2)
+    return SFC_OK;
+  uint32_t p = 1;
+  while (p < 2 * m)
+    p <<= 1;
+  /* by_first[m], by_last[m], coord[2m]; per queue a tree: tag[2p], mx[2p] */
+  size_t bytes = (size_t)4 * m * sizeof(sort_key_t) + (size_t)4 * QUEUES * p * sizeof(uint32_t);
+  sort_key_t *by_first = sfc_alloc(c->a, bytes);
+  if (!by_first)
+    return oom(c, bytes);
+  memset(by_first, 0, bytes);
+  sort_key_t *by_last = by_first + m, *coord = by_last + m;
+  uint32_t *tree = (uint32_t *)(coord + 2 * (size_t)m);
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < nb; i++)
+    if (blocks[i].bytes > 0 && first_access(c, host, i) != NONE) {
+      by_first[j] = (sort_key_t){blocks[i].first_step, i};
+      by_last[j] = (sort_key_t){blocks[i].last_step, i};
+      coord[2 * j] = (sort_key_t){blocks[i].offset, 0};
+      coord[2 * j + 1] = (sort_key_t){blocks[i].offset + blocks[i].bytes, 0};
+      j++;
+    }
+  heap_sort(by_first, m);
+  heap_sort(by_last, m);
+  heap_sort(coord, 2 * (size_t)m);
+  uint32_t nc = 0;
+  for (uint32_t i = 0; i < 2 * m; i++)
+    if (nc == 0 || coord[i].hi != coord[nc - 1].hi)
+      coord[nc++] = coord[i];
+  sfc_status_t st = SFC_OK;
+  uint32_t in = 0;
+  for (uint32_t f = 0; f < m && st == SFC_OK; f++) {
+    uint32_t b = (uint32_t)by_first[f].lo;
+    const sfc_plan_block_t *x = &blocks[b];
+    for (; in < m && by_last[in].hi < x->first_step; in++) { /* earlier occupants */
+      uint32_t a = (uint32_t)by_last[in].lo;
+      const sfc_plan_block_t *y = &blocks[a];
+      uint32_t l = coord_index(coord, nc, y->offset),
+               r = coord_index(coord, nc, y->offset + y->bytes);
+      for (int q = 0; q < QUEUES; q++) {
+        uint32_t last = last_access(c, host, a, q);
+        if (last != NONE)
+          mt_raise(tree + (size_t)4 * q * p, tree + (size_t)(4 * q + 2) * p, p, l, r,
+                   seq_of(c, last));
+      }
+    }
+    uint32_t l = coord_index(coord, nc, x->offset),
+             r = coord_index(coord, nc, x->offset + x->bytes);
+    uint32_t w = first_access(c, host, b);
+    for (int q = 0; q < QUEUES && st == SFC_OK; q++) {
+      uint32_t known = c->clock[3 * (size_t)w + q];
+      if (mt_max(tree + (size_t)4 * q * p, tree + (size_t)(4 * q + 2) * p, p, l, r) <= known)
+        continue;
+      uint32_t a = reuse_culprit(c, blocks, nb, host, b, q, known);
+      if (a == NONE) /* cannot happen: the tree holds only such occupants */
+        st = sfc_error_set(c->err, SFC_ERR_VERIFY, "%s: reuses bytes before they are free",
+                           bdesc(c, 0, sec, b, x));
+      else
+        st = sfc_error_set(c->err, SFC_ERR_VERIFY,
+                           "%s reuses bytes of %s, but its first access, %s, does not wait for %s",
+                           bdesc(c, 0, sec, b, x), bdesc(c, 1, sec, a, &blocks[a]), ndesc(c, 2, w),
+                           ndesc(c, 3, last_access(c, host, a, q)));
+    }
+  }
+  sfc_free(c->a, by_first, bytes);
+  return st;
+}
+
+/* ---- driver --------------------------------------------------------------------- */
 
 sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t *alloc,
                                  sfc_error_t *err) {
@@ -590,24 +1308,63 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
   SFC_TRY(refs_blocks(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count));
   SFC_TRY(refs_schedule(&c));
 
-  SFC_TRY(check_block_records(&c, "BLOCKS", v->blocks, v->block_count, v->header.arena_bytes, 1));
-  SFC_TRY(check_block_records(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
-                              v->header.host_arena_bytes, 0));
-  SFC_TRY(check_overlaps(&c, "BLOCKS", v->blocks, v->block_count));
-  SFC_TRY(check_overlaps(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count));
-  SFC_TRY(check_steps(&c));
-  SFC_TRY(check_segments_boxes(&c));
-
-  size_t bytes = (size_t)v->block_count * 2 * sizeof(uint32_t);
-  uint32_t *fill = bytes ? sfc_alloc(alloc, bytes) : NULL;
-  if (bytes && !fill)
+  /* every per-record table of the semantic checks, in one allocation */
+  size_t nodes = (size_t)v->step_count + v->swap_count, nb = v->block_count;
+  size_t nh = v->host_block_count, nt = v->tensor_count;
+  size_t words = 3 * nodes + v->swap_count + 6 * nb + 3 * nh + nt;
+  size_t bytes = (words ? words : 1) * sizeof(uint32_t);
+  uint32_t *mem = sfc_alloc(alloc, bytes);
+  if (!mem)
     return oom(&c, bytes);
-  uint32_t *first_use = bytes ? fill + v->block_count : NULL;
-  if (bytes)
-    memset(fill, 0xFF, bytes); /* NONE */
-  sfc_status_t s = check_swaps(&c, fill);
+  memset(mem, 0, bytes);
+  c.clock = mem;
+  c.swap_seq = c.clock + 3 * nodes;
+  c.fill = c.swap_seq + v->swap_count;
+  c.first_use = c.fill + nb;
+  c.last_use = c.first_use + nb;
+  c.last_out = c.last_use + nb;
+  c.first_rd = c.last_out + nb;
+  uint32_t *last_write = c.first_rd + nb;
+  c.h_first_out = last_write + nb;
+  c.h_last_out = c.h_first_out + nh;
+  c.h_last_in = c.h_last_out + nh;
+  uint32_t *persistent = c.h_last_in + nh;
+  for (size_t i = 0; i < nb; i++)
+    c.fill[i] = c.first_use[i] = c.last_out[i] = last_write[i] = NONE;
+  for (size_t i = 0; i < nh; i++)
+    c.h_first_out[i] = c.h_last_out[i] = c.h_last_in[i] = NONE;
+  for (size_t i = 0; i < nt; i++)
+    persistent[i] = NONE;
+
+  sfc_status_t s = check_header(&c);
   if (s == SFC_OK)
-    s = check_deps_and_fills(&c, fill, first_use);
-  sfc_free(alloc, fill, bytes);
+    s = check_block_records(&c, "BLOCKS", v->blocks, v->block_count, v->header.arena_bytes, 1,
+                            persistent);
+  if (s == SFC_OK)
+    s = check_block_records(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
+                            v->header.host_arena_bytes, 0, persistent);
+  if (s == SFC_OK)
+    s = check_overlaps(&c, "BLOCKS", v->blocks, v->block_count);
+  if (s == SFC_OK)
+    s = check_overlaps(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count);
+  if (s == SFC_OK)
+    s = check_steps(&c);
+  if (s == SFC_OK)
+    s = check_segments_boxes(&c);
+  if (s == SFC_OK)
+    s = check_swaps(&c);
+  if (s == SFC_OK)
+    s = check_deps(&c);
+  if (s == SFC_OK) {
+    compute_clocks(&c);
+    s = check_blocks_flow(&c);
+  }
+  if (s == SFC_OK)
+    s = check_copies(&c, last_write);
+  if (s == SFC_OK)
+    s = check_reuse(&c, 0);
+  if (s == SFC_OK)
+    s = check_reuse(&c, 1);
+  sfc_free(alloc, mem, bytes);
   return s;
 }

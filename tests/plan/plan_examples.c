@@ -20,7 +20,8 @@
  * a is swapped out before step 4 (after its last use at step 3) into HOST_BLOCKS[0]
  * and swapped back in, also before step 4, into a' (BLOCKS[4], SWAPPED_IN), which
  * reuses a's bytes. Deps: the swap-out waits for step 0 (a's producer), the swap-in
- * for the swap-out, step 5 for the swap-in. Arena 1024, host arena 256.
+ * for the swap-out and for step 3 (a's last reader: the swap-in writes a's bytes),
+ * step 5 for the swap-in. Arena 1024, host arena 256.
  */
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,7 @@ void pb_example_full(pb_t *b) {
   uint32_t in = pb_swap(b, SFC_SWAP_IN, A2, HA, 4);
   pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
   pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_SWAP, out);
+  pb_dep(b, SFC_NODE_SWAP, in, SFC_NODE_STEP, s0 + 3);
   pb_dep(b, SFC_NODE_STEP, s5, SFC_NODE_SWAP, in);
 
   pb_fit_arenas(b);
@@ -125,6 +127,58 @@ void pb_example_full(pb_t *b) {
   m->graph_tensor_count = 5;
   m->in_core_peak_bytes = 1280; /* x, a, b, c, d all live at step 5 without reuse */
   m->lower_bound_bytes = 1024;
+}
+
+/* pb_example_tiled(b): a 2-tile segment whose intermediate lives in PARTIAL blocks.
+ * Tensors x (input), c, d (output), all 1x1x8x8 f32 (256 bytes). Ops: conv_c x->c,
+ * relu_d c->d, both in SEGMENTS[0] (steps 0..3, grid 1x1x2x1: rows 0-3 / 4-7).
+ *
+ *   step  op      tile  boxes (rows)               blocks (device offset, live steps)
+ *   0     conv_c  0     x [0,5) pad_lo 1  c [0,4)  x@0 [0,3]  c0@256 [0,1] PARTIAL (128 B)
+ *   1     relu_d  0     c [0,4)           d [0,4)  c0         d@512 [1,3]
+ *   2     conv_c  1     x [3,8) pad_hi 1  c [4,8)  x          c1@256 [2,3] PARTIAL (128 B)
+ *   3     relu_d  1     c [4,8)           d [4,8)  c1         d
+ *
+ * c0 holds BOXES[1] (c rows 0-3), c1 BOXES[5] (rows 4-7) and reuses c0's bytes; d is
+ * whole and the tiles' d boxes cover it exactly once. Every step is TIMED (5 us).
+ * Arena 768, no swaps. */
+void pb_example_tiled(pb_t *b) {
+  const uint64_t T = 256;
+  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
+  uint32_t c = pb_tensor(b, "c", T, SFC_KIND_ACTIVATION);
+  uint32_t d = pb_tensor(b, "d", T, SFC_KIND_OUTPUT);
+  for (uint32_t t = x; t <= d; t++)
+    shape_nchw(b, t);
+  uint32_t conv = pb_op(b, "conv_c", PB_LIST(x), PB_LIST(c));
+  uint32_t relu = pb_op(b, "relu_d", PB_LIST(c), PB_LIST(d));
+  pb_op_at(b, conv)->type = pb_str(b, "conv2d");
+  pb_op_at(b, relu)->type = pb_str(b, "relu");
+  uint32_t X = pb_block(b, x, 0, T, 0, 3, SFC_BLOCK_PERSISTENT);
+  uint32_t D = pb_block(b, d, 512, T, 1, 3, 0);
+  for (uint32_t tile = 0; tile < 2; tile++) {
+    int64_t r0 = 4 * tile, r1 = r0 + 4;
+    uint32_t in = rows(b, x, tile ? 3 : 0, tile ? 8 : 5, tile ? 0 : 1, tile ? 1 : 0);
+    uint32_t cbox = rows(b, c, r0, r1, 0, 0);
+    uint32_t C = pb_block(b, c, 256, T / 2, 2 * tile, 2 * tile + 1, SFC_BLOCK_PARTIAL);
+    pb_block_at(b, C)->box = cbox;
+    pb_step_tile(b, pb_step(b, conv, PB_LIST(X, C)), 0, tile, in);
+    uint32_t cin = rows(b, c, r0, r1, 0, 0);
+    rows(b, d, r0, r1, 0, 0);
+    pb_step_tile(b, pb_step(b, relu, PB_LIST(C, D)), 0, tile, cin);
+  }
+  pb_segment(b, 0, 4, conv, 2, 1, 1, 2, 1);
+  for (uint32_t k = 0; k < 4; k++) {
+    pb_step_at(b, k)->flags = SFC_STEP_TIMED;
+    pb_step_at(b, k)->time_us = 5.0;
+  }
+  pb_fit_arenas(b);
+  sfc_plan_header_t *h = pb_header(b);
+  h->budget_bytes = 768;
+  sfc_plan_meta_t *m = pb_meta(b);
+  m->graph_op_count = 2;
+  m->graph_tensor_count = 3;
+  m->in_core_peak_bytes = 768;
+  m->lower_bound_bytes = 640; /* x, c's half, d */
 }
 
 /* ---- byte-level helpers --------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* test_plan_big.c — validation stays O(n log n) on big plans: a chain of 10^5 steps
  * (10^5 blocks alternating between two offsets), 10^5 blocks all at offset 0 with
- * disjoint lifetimes, and 10^5 blocks in 100 lanes of 1000 steps (100 live at once).
+ * disjoint lifetimes, 10^5 blocks in 100 lanes of 1000 steps (100 live at once), and a
+ * chain with 10^5 swaps and deps (the happens-before, data-flow and reuse checks).
  * Each load is timed and printed; a quadratic validator would take minutes. */
 #include <time.h>
 
@@ -53,7 +54,7 @@ static void test_all_at_zero(void) {
     uint32_t t = pb_tensor(b, "", 64, SFC_KIND_WORKSPACE);
     pb_block(b, t, 0, 64, i, i, 0);
   }
-  pb_header(b)->arena_bytes = 832;
+  pb_header(b)->arena_bytes = pb_header(b)->budget_bytes = 832;
   load_timed(b, "10^5 more blocks at one offset", SFC_OK, NULL);
   /* One of them stretched by a step overlaps its neighbour. */
   pb_block_at(b, 100001 + 500)->last_step = 501;
@@ -71,8 +72,35 @@ static void test_lanes(void) {
     uint32_t t = pb_tensor(b, "", 256, SFC_KIND_WORKSPACE);
     pb_block(b, t, 768 + (uint64_t)lane * 256, 256, slot, slot, 0);
   }
-  pb_header(b)->arena_bytes = 768 + 100 * 256;
+  pb_header(b)->arena_bytes = pb_header(b)->budget_bytes = 768 + 100 * 256;
   load_timed(b, "10^5 blocks in 100 lanes", SFC_OK, NULL);
+  pb_free(b);
+}
+
+/* A chain of 10^5 steps in which every tensor is also copied out right after its
+ * producer, through two host slots that take turns; the producer that reuses a device
+ * slot waits for the copy of its previous occupant: 10^5 swaps and deps through every
+ * happens-before and reuse check, in both arenas. */
+static void test_swaps(void) {
+  const uint32_t n = 100000;
+  pb_t *b = pb_new();
+  pb_simple_chain(b, n);
+  uint32_t out_prev = SFC_PLAN_NONE;
+  for (uint32_t i = 1; i < n; i++) { /* t_i (block i) is written by step i - 1 */
+    uint32_t h = pb_host_block(b, i, (uint64_t)(i % 2) * 256, 256, i, i);
+    uint32_t out = pb_swap(b, SFC_SWAP_OUT, i, h, i);
+    pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, i - 1);
+    if (out_prev != SFC_PLAN_NONE) /* step i writes t_{i+1} over t_{i-1} */
+      pb_dep(b, SFC_NODE_STEP, i, SFC_NODE_SWAP, out_prev);
+    out_prev = out;
+  }
+  pb_fit_arenas(b);
+  load_timed(b, "10^5 swaps", SFC_OK, NULL);
+  pb_step_at(b, 50000)->dep_count = 0; /* t50001 over t49999 before its copy is done */
+  load_timed(b, "same, one wait missing", SFC_ERR_VERIFY,
+             "BLOCKS[50001] (tensor 50001 \"t50001\") reuses bytes of BLOCKS[49999] (tensor "
+             "49999 \"t49999\"), but its first access, STEPS[50000] (op \"relu50001\"), does "
+             "not wait for SWAPS[49998] (swap-out of tensor 49999 \"t49999\")");
   pb_free(b);
 }
 
@@ -80,5 +108,6 @@ int main(void) {
   RUN(test_chain);
   RUN(test_all_at_zero);
   RUN(test_lanes);
+  RUN(test_swaps);
   return check_summary();
 }

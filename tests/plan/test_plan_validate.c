@@ -4,7 +4,8 @@
  * Base plans (plan_examples.c): chain = pb_simple_chain(b, 3): tensors x t1 t2 t3,
  * ops relu1..3, blocks X@0 [0,2] T1@256 [0,1] T2@512 [1,2] T3@256 [2,2], arena 768.
  * full = pb_example_full(b): see its table; swaps 0 (out of a) and 1 (in to a'),
- * DEPS[0] step 5 -> swap 1, DEPS[1] swap 0 -> step 0, DEPS[2] swap 1 -> swap 0. */
+ * DEPS[0] step 5 -> swap 1, DEPS[1] swap 0 -> step 0, DEPS[2] swap 1 -> swap 0,
+ * DEPS[3] swap 1 -> step 3. */
 #include "plan_test_util.h"
 
 typedef struct row {
@@ -196,7 +197,7 @@ static const row_t rows[] = {
     {"swapped-in without swap", 1, swapped_in_unfilled, SFC_ERR_VERIFY,
      "BLOCKS[5] (tensor 4 \"d\"): SWAPPED_IN but no swap-in fills it"},
     {"first use without dep", 1, first_use_no_dep, SFC_ERR_VERIFY,
-     "STEPS[5] is the first use of BLOCKS[4] (tensor 1 \"a\") but does not depend on SWAPS[1], "
+     "STEPS[5] is the first use of BLOCKS[4] (tensor 1 \"a\") but does not wait for SWAPS[1], "
      "the swap-in that fills it"},
     {"swap-in into unflagged block", 1, swap_in_unflagged, SFC_ERR_VERIFY,
      "SWAPS[1]: swap-in into BLOCKS[4] (tensor 1 \"a\"), which is not marked SWAPPED_IN"},
@@ -207,8 +208,8 @@ static const row_t rows[] = {
      "SWAPS[1]: swap-in issued before step 4 but BLOCKS[4] (tensor 1 \"a\") is not live at that "
      "step (live at steps 5..5)"},
     {"swap too big", 1, swap_too_big, SFC_ERR_VERIFY,
-     "SWAPS[0]: 512 bytes, more than the tensor (256), its device block (256) or its host block "
-     "(256) holds"},
+     "SWAPS[0]: copies 512 bytes but BLOCKS[1] (tensor 1 \"a\") holds 256 (a swap moves its "
+     "block's whole contents: the tensor, or the box of a PARTIAL block)"},
     {"host overlap", 1, host_overlap, SFC_ERR_VERIFY,
      "HOST_BLOCKS[0] (tensor 1 \"a\") and HOST_BLOCKS[1] (tensor 2 \"b\") share bytes [128, 256) "
      "while both are live at step 4"},

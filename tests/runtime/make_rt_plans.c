@@ -1,7 +1,8 @@
 /* make_rt_plans.c — writes the runtime's hand-built plans for the CLI golden tests:
  *   DIR/swap.plan       the swap plan of rt_plans.h (valid: passes the reader)
  *   DIR/lost_swap.plan  the same with a swap-out that copies 0 bytes: the reader
- *                       accepts it, `sfc run --integrity` must reject it (exit 1)
+ *                       rejects it (invariant 43: a swap copies its whole block), so
+ *                       `sfc run` fails before any replay (exit 1)
  *   DIR/full.plan       pb_example_full: a tiled segment and a swap round trip
  *   DIR/external.plan   rt_external_plan: pb_simple_chain(3) whose input x is external
  * Run by tests/runtime/regen-rt-plans.sh. */

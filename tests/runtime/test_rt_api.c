@@ -77,9 +77,10 @@ static void test_walk_example_full(void) {
 /* Sim on pb_example_full: ops 10 us, link 25e9 B/s, latency 10 us, 256-byte swaps.
  * A tile step costs its share of the op (sfc/steps.h): relu_b's tiles compute rows
  * [0,5) and [3,8) of b (5 of 8 rows with conv_c's halo: 6.25 us each), conv_c's tiles
- * 4 of 8 rows of c (5 us each). step0 [0,10]; steps 1-4 end at 10 + 22.5 = 32.5;
- * swap-out waits step0: D2H [10, 20.01024]; swap-in waits it: H2D [20.01024,
- * 30.02048]; step 5 waits the swap-in (no stall) and ends at 42.5. */
+ * 4 of 8 rows of c (5 us each). step0 [0,10]; steps 1-4 end at 10 + 22.5 = 32.5
+ * (step 3, a's last reader, at 27.5); swap-out waits step0: D2H [10, 20.01024];
+ * swap-in waits it and step 3 (it writes a's bytes): H2D [27.5, 37.51024]; step 5
+ * waits the swap-in (a stall of 5.01024) and ends at 47.51024. */
 static void test_sim_by_hand(void) {
   pb_t *b = pb_new();
   pb_example_full(b);
@@ -91,11 +92,12 @@ static void test_sim_by_hand(void) {
   sfc_error_t err;
   CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
   const double copy = 10.0 + 256 / 25e3; /* latency + bytes / (bytes per us) */
-  CHECK_NEAR(st.predicted_iteration_us, 42.5, 1e-9);
+  CHECK_NEAR(st.predicted_iteration_us, 27.5 + copy + 10, 1e-9);
   CHECK_NEAR(st.compute_us, 42.5, 1e-9);
   CHECK_NEAR(st.h2d_busy_us, copy, 1e-9);
   CHECK_NEAR(st.d2h_busy_us, copy, 1e-9);
-  CHECK_EQ_U64(st.stalls, 0);
+  CHECK_EQ_U64(st.stalls, 2); /* one per iteration */
+  CHECK_NEAR(st.stall_us, 2 * (27.5 + copy - 32.5), 1e-9);
   sfcrt_plan_destroy(plan);
   pb_free(b);
 

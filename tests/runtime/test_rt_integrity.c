@@ -101,22 +101,22 @@ typedef struct broken {
   const char *label;
   int variant;
   int lag;                /* options.host.lag: which side of the race is held back */
-  sfc_status_t validator; /* what the reader says about the plan */
+  sfc_status_t validator; /* what the reader says about the plan (it rejects them all) */
   const char *message;    /* the meaningful part of the integrity error */
 } broken_t;
 
 static const broken_t broken[] = {
     {"early reuse: step 1 does not wait for b's swap-out", RT_NO_WAIT_STEP1_ON_OUT,
-     SFCRT_HOST_LAG_COPIES, SFC_OK,
+     SFCRT_HOST_LAG_COPIES, SFC_ERR_VERIFY,
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
     {"early reuse by a swap-in: it does not wait for step 2", RT_NO_WAIT_IN_ON_STEP2,
-     SFCRT_HOST_LAG_COMPUTE, SFC_OK,
+     SFCRT_HOST_LAG_COMPUTE, SFC_ERR_VERIFY,
      /* the swap-in lands before step 1 fills a over it: b' is lost at step 3 */
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
     {"missing wait: step 3 does not wait for the swap-in", RT_NO_WAIT_STEP3_ON_IN,
      SFCRT_HOST_LAG_COPIES, SFC_ERR_VERIFY,
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found "},
-    {"lost swap: the swap-out copies nothing", RT_LOST_SWAP_OUT, 0, SFC_OK,
+    {"lost swap: the swap-out copies nothing", RT_LOST_SWAP_OUT, 0, SFC_ERR_VERIFY,
      "step 3 (op 'join'): input 1 tensor 1 'b' (block 4) byte 0 of 256: found 0x0000000000000000"},
     {"overlap: c over x", RT_OVERLAP_C_ON_X, 0, SFC_ERR_VERIFY,
      "iteration 0 end: tensor 0 'x' (block 0) byte 0 of 256"},

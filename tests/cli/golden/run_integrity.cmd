@@ -1,5 +1,5 @@
-# sfc run: integrity replay of hand-built swap plans and a compiled plan; a plan the
-# reader accepts but whose swap-out copies nothing fails integrity (exit 1).
+# sfc run: integrity replay of hand-built swap plans and a compiled plan; a plan whose
+# swap-out copies nothing is refused by the loader (invariant 43, exit 1) before any replay.
 $SFC run "$DATA/runtime/swap.plan" --integrity --iterations 3; echo "exit $?"
 $SFC run "$DATA/runtime/full.plan" --device host --integrity; echo "exit $?"
 $SFC run "$DATA/runtime/external.plan" --integrity; echo "exit $?"

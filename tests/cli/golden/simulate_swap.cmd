@@ -5,6 +5,9 @@
 # and ends at 60.02048. Compute only 40, stall 20.02048 in 2 waits.
 $SFC simulate "$DATA/runtime/swap.plan"; echo "exit $?"
 $SFC simulate "$DATA/runtime/swap.plan" --json --top 1; echo "exit $?"
+# full.plan (pb_example_full): steps 1-4 end at 32.5 us, step 3 (a's last reader) at 27.5;
+# the swap-in waits for it and lands at 27.5 + 10.01024; step 5 stalls 5.01024 and ends at
+# 47.51024.
 $SFC simulate "$DATA/runtime/full.plan" --top 0; echo "exit $?"
 # --profile rtx2080ti-pcie3 (12 GB/s, 10 us): copy = 10 + 256 / 12e3 = 10.021333 us, the
 # same two stalls: 40 + 2 * 10.021333 = 60.042667 us.

@@ -1,13 +1,17 @@
 #!/bin/sh
 # regen-bad-plans.sh — regenerate every file made from the test-only plan builder:
-#   tests/data/bad_plans/*.plan      structurally corrupt plans   (CLI exit 2)
-#   tests/data/invalid_plans/*.plan  well-formed, invalid plans   (CLI exit 1)
-#   tests/fuzz/corpus/plan/*.plan    valid seeds for fuzz_plan
+#   tests/data/bad_plans/*.plan      structurally corrupt plans, and plans that break
+#                                    a reference rule (4-13)      (CLI exit 2)
+#   tests/data/invalid_plans/*.plan  well-formed, invalid plans, one per semantic rule
+#                                    14-55 of docs/plan-format.md  (CLI exit 1)
+#   tests/fuzz/corpus/plan/*.plan    valid seeds for fuzz_plan and plan_mutants
 #   docs/plan-format.md              the annotated hex dump between its markers
 # The .plan.err sidecars are NOT generated: they are the specification, written by
 # hand from the rules in docs/plan-format.md. After a regeneration, run
-#   ctest --test-dir build-plan -R test_plan_corpus
-# and read `git diff`: a changed .plan with an unchanged .err must still pass.
+#   ctest --test-dir build-plan -R 'test_plan_corpus|test_plan_rules|plan/'
+# and read `git diff`: a changed .plan with an unchanged .err must still pass; a new
+# file needs its .err (and a row in tests/plan/test_plan_rules.c); CRC values in an
+# .err are checked independently (e.g. Python's zlib.crc32), not copied from sfc.
 #
 #   tests/plan/regen-bad-plans.sh [BUILD_DIR]      (default: build-plan)
 set -eu

@@ -47,6 +47,13 @@ typedef struct sfc_profile {
   uint64_t alignment;      /* offset alignment in the arena, power of two */
   uint64_t va_chunk_bytes; /* physical chunk size for virtual-addressing mode */
   double peak_flops;       /* dense fp32 FLOP/s, to estimate missing op times */
+  /* The device time model (time_model.h): how long an op takes on this device. */
+  double memory_bytes_per_s;           /* device memory (DRAM/HBM) bandwidth */
+  double launch_overhead_s;            /* fixed cost of every op that runs a kernel */
+  double dense_flops_efficiency;       /* convolution, matmul: share of peak_flops reached */
+  double dense_bytes_efficiency;       /* ... and of memory_bytes_per_s */
+  double elementwise_flops_efficiency; /* normalisation, elementwise, everything else */
+  double elementwise_bytes_efficiency;
 } sfc_profile_t;
 
 typedef struct sfc_config {
@@ -88,6 +95,8 @@ typedef struct sfc_config {
 #define SFC_DUPLEX_MIN       0.01 /* duplex_factor: 0.01 .. 1 */
 #define SFC_PEAK_FLOPS_MIN   1e6  /* peak_flops: 1e6 .. 1e18 FLOP/s */
 #define SFC_PEAK_FLOPS_MAX   1e18
+#define SFC_LAUNCH_MAX_S     1.0  /* launch_overhead: 0 .. 1s */
+#define SFC_EFFICIENCY_MIN   0.01 /* the time model's efficiencies: 0.01 .. 1 */
 #define SFC_TIME_LIMIT_MIN_S 1e-3 /* packer time limit: 1ms .. 86400s (one day) */
 #define SFC_TIME_LIMIT_MAX_S 86400.0
 

@@ -84,6 +84,12 @@ typedef enum field_id {
   F_ALIGNMENT,
   F_VA_CHUNK,
   F_PEAK_FLOPS,
+  F_MEMORY_BANDWIDTH,
+  F_LAUNCH_OVERHEAD,
+  F_DENSE_FLOPS_EFF,
+  F_DENSE_BYTES_EFF,
+  F_ELEMENTWISE_FLOPS_EFF,
+  F_ELEMENTWISE_BYTES_EFF,
   F_POLICY,
   F_WINDOW,
   F_PREFETCH,
@@ -124,6 +130,20 @@ static const field_t fields[F_COUNT] = {
     [F_VA_CHUNK] = {S_DEVICE, "va_chunk", K_SIZE, AT(device.va_chunk_bytes), 1, 0},
     [F_PEAK_FLOPS] = {S_DEVICE, "peak_flops", K_NUMBER, AT(device.peak_flops), 0, 0,
                       SFC_PEAK_FLOPS_MIN, SFC_PEAK_FLOPS_MAX},
+    [F_MEMORY_BANDWIDTH] = {S_DEVICE, "memory_bandwidth", K_RATE, AT(device.memory_bytes_per_s), 0,
+                            0, SFC_RATE_MIN, SFC_RATE_MAX},
+    [F_LAUNCH_OVERHEAD] = {S_DEVICE, "launch_overhead", K_DURATION, AT(device.launch_overhead_s), 0,
+                           0, 0, SFC_LAUNCH_MAX_S},
+    [F_DENSE_FLOPS_EFF] = {S_DEVICE, "dense_flops_efficiency", K_FRACTION,
+                           AT(device.dense_flops_efficiency), 0, 0, SFC_EFFICIENCY_MIN, 1},
+    [F_DENSE_BYTES_EFF] = {S_DEVICE, "dense_bytes_efficiency", K_FRACTION,
+                           AT(device.dense_bytes_efficiency), 0, 0, SFC_EFFICIENCY_MIN, 1},
+    [F_ELEMENTWISE_FLOPS_EFF] = {S_DEVICE, "elementwise_flops_efficiency", K_FRACTION,
+                                 AT(device.elementwise_flops_efficiency), 0, 0, SFC_EFFICIENCY_MIN,
+                                 1},
+    [F_ELEMENTWISE_BYTES_EFF] = {S_DEVICE, "elementwise_bytes_efficiency", K_FRACTION,
+                                 AT(device.elementwise_bytes_efficiency), 0, 0, SFC_EFFICIENCY_MIN,
+                                 1},
     [F_POLICY] = {S_SCHEDULER, "policy", K_POLICY, AT(scheduler.policy), 0, 0},
     [F_WINDOW] = {S_SCHEDULER, "window", K_WINDOW, AT(scheduler.window_bytes), 0, 0},
     [F_PREFETCH] = {S_SCHEDULER, "prefetch_limit", K_COUNT, AT(scheduler.prefetch_limit), 0,
@@ -538,7 +558,7 @@ static sfc_status_t lookup_key(loader_t *L, section_t s, field_id_t *out_id, cha
                                size_t path_bytes) {
   const yaml_event_t *e = &L->event;
   const char *key = (const char *)e->data.scalar.value;
-  char k[SHOWN_CHARS + 8], list[256];
+  char k[SHOWN_CHARS + 8], list[400];
   shown(key, e->data.scalar.length, k, sizeof k);
   snprintf(path, path_bytes, "%s%s%s", section_names[s], s == S_TOP ? "" : ".", k);
   for (int i = 0; i < F_COUNT; i++) {

@@ -8,15 +8,17 @@
  * (an in-place op). This is the only pass after loading that reads the graph's
  * operand lists; every later pass reads uses.
  *
- * Each step's predicted duration comes from the rule shared with the sim device
- * (sfc/steps.h): the op's measured time_us, scaled by the step's share of the op (1
- * here); unknown (< 0) when the graph did not time the op, so the sim device's own
+ * Each step's predicted duration is its op's time on the profile (time_model.h: the
+ * measured time_us when the graph was recorded on the profile's device, else the
+ * roofline of the op's FLOPs and bytes), scaled by the step's share of the op (1 here;
+ * sfc/steps.h); unknown (< 0) only when neither applies, so the sim device's own
  * fallbacks (FLOP rate, default op time) still apply.
  *
  * Reads: graph->ops. Writes: steps, n_steps, uses, n_uses. O(ops + operands).
  */
 #include "passes.h"
 #include "sfc/steps.h"
+#include "time_model.h"
 
 static bool op_reads(const sfc_op_t *op, uint32_t t) {
   for (uint32_t i = 0; i < op->n_inputs; i++)
@@ -54,7 +56,7 @@ sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err) {
                      .tile = SFC_PLAN_NONE,
                      .use_begin = u,
                      .use_count = m,
-                     .time_us = sfc_step_time_us(sfc_op_time_us(op->time_us, 0, NULL), 1)};
+                     .time_us = sfc_step_time_us(sfc_time_op_us(g, op, &ir->config->device), 1)};
     for (uint32_t k = 0; k < m; k++) {
       uint32_t t = sfc_op_operand(op, k);
       uint8_t access = k < op->n_inputs ? SFC_ACCESS_READ : SFC_ACCESS_WRITE;

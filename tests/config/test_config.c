@@ -66,6 +66,12 @@ static bool config_equal(const sfc_config_t *a, const sfc_config_t *b) {
   SAME(device.alignment);
   SAME(device.va_chunk_bytes);
   SAME(device.peak_flops);
+  SAME(device.memory_bytes_per_s);
+  SAME(device.launch_overhead_s);
+  SAME(device.dense_flops_efficiency);
+  SAME(device.dense_bytes_efficiency);
+  SAME(device.elementwise_flops_efficiency);
+  SAME(device.elementwise_bytes_efficiency);
   SAME(budget_bytes);
   SAME(scheduler.policy);
   SAME(scheduler.window_auto);
@@ -161,16 +167,18 @@ static void test_names(void) {
 }
 
 static void test_profiles(void) {
+  /* memory bandwidth: the datasheets' figures (profiles.c cites each one) */
   static const struct {
     const char *name;
     uint64_t memory;
     double h2d, duplex, flops;
     uint64_t va_chunk;
+    double memory_bw;
   } want[] = {
-      {"h200-pcie5", 141000000000ull, 55e9, 0.7, 67e12, 2 * MiB},
-      {"a100-pcie4", 40 * GiB, 26e9, 0.7, 19.5e12, 2 * MiB},
-      {"v100-nvlink2", 16 * GiB, 50e9, 1.0, 15.7e12, 40 * MiB},
-      {"rtx2080ti-pcie3", 11 * GiB, 12e9, 0.7, 13.4e12, 2 * MiB},
+      {"h200-pcie5", 141000000000ull, 55e9, 0.7, 67e12, 2 * MiB, 4.8e12},
+      {"a100-pcie4", 40 * GiB, 26e9, 0.7, 19.5e12, 2 * MiB, 1555e9},
+      {"v100-nvlink2", 16 * GiB, 50e9, 1.0, 15.7e12, 40 * MiB, 900e9},
+      {"rtx2080ti-pcie3", 11 * GiB, 12e9, 0.7, 13.4e12, 2 * MiB, 616e9},
   };
   size_t n = 0;
   const sfc_profile_t *all = sfc_profiles(&n);
@@ -189,6 +197,10 @@ static void test_profiles(void) {
     CHECK(p->copy_latency_s == 10e-6);
     CHECK_EQ_U64(p->alignment, 256);
     CHECK_EQ_U64(p->va_chunk_bytes, want[i].va_chunk);
+    CHECK(p->memory_bytes_per_s == want[i].memory_bw);
+    CHECK(p->launch_overhead_s == 5e-6);
+    CHECK(p->dense_flops_efficiency == 0.9 && p->elementwise_flops_efficiency == 0.9);
+    CHECK(p->dense_bytes_efficiency == 0.85 && p->elementwise_bytes_efficiency == 0.85);
   }
   for (size_t i = 0; i < n; i++) { /* every profile obeys the loader's rules */
     const sfc_profile_t *p = &all[i];
@@ -197,6 +209,12 @@ static void test_profiles(void) {
     CHECK(p->va_chunk_bytes % p->alignment == 0);
     CHECK(p->duplex_factor > 0 && p->duplex_factor <= 1);
     CHECK(p->h2d_bytes_per_s > 0 && p->d2h_bytes_per_s > 0 && p->peak_flops > 0);
+    CHECK(p->memory_bytes_per_s >= SFC_RATE_MIN && p->memory_bytes_per_s <= SFC_RATE_MAX);
+    CHECK(p->launch_overhead_s >= 0 && p->launch_overhead_s <= SFC_LAUNCH_MAX_S);
+    const double eff[] = {p->dense_flops_efficiency, p->dense_bytes_efficiency,
+                          p->elementwise_flops_efficiency, p->elementwise_bytes_efficiency};
+    for (size_t k = 0; k < 4; k++)
+      CHECK(eff[k] >= SFC_EFFICIENCY_MIN && eff[k] <= 1);
     CHECK(sfc_profile_find(p->name) == p);
   }
   CHECK(sfc_profile_find("h100") == NULL);
@@ -299,6 +317,12 @@ static void test_valid_files(void) {
   CHECK_EQ_U64(o->device.alignment, 512);
   CHECK_EQ_U64(o->device.va_chunk_bytes, 4 * MiB);
   CHECK(o->device.peak_flops == 35.6e12);
+  CHECK(o->device.memory_bytes_per_s == 936e9);
+  CHECK(o->device.launch_overhead_s == 3e-6);
+  CHECK(o->device.dense_flops_efficiency == 0.8);
+  CHECK(o->device.dense_bytes_efficiency == 0.7);
+  CHECK(o->device.elementwise_flops_efficiency == 0.6);
+  CHECK(o->device.elementwise_bytes_efficiency == 0.75);
   CHECK_EQ_I64(o->scheduler.policy, SFC_SCHED_LMS);
   CHECK(!o->scheduler.window_auto);
   CHECK_EQ_U64(o->scheduler.window_bytes, 6 * GiB);
@@ -349,6 +373,12 @@ static void test_write_round_trip(void) {
   c.device.alignment = 1u << 20;
   c.device.va_chunk_bytes = 3u << 20;
   c.device.peak_flops = 1e18; /* the largest allowed (config.h) */
+  c.device.memory_bytes_per_s = 1.0 / 3.0 * 1e12;
+  c.device.launch_overhead_s = 1.0 / 3.0 * 1e-5;
+  c.device.dense_flops_efficiency = 0.01; /* the smallest allowed */
+  c.device.dense_bytes_efficiency = 1;
+  c.device.elementwise_flops_efficiency = 1.0 / 3.0;
+  c.device.elementwise_bytes_efficiency = 0.123456789;
   c.scheduler.policy = SFC_SCHED_NONE;
   c.scheduler.window_auto = false;
   c.scheduler.window_bytes = 1;
@@ -501,7 +531,25 @@ static void test_errors_inline(void) {
       {"device:\n  policy: lms\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: device.policy: unknown key; expected one of: profile, memory, budget, "
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
-       "peak_flops"},
+       "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
+       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency"},
+      /* the device time model's keys: bounds and units like every other field */
+      {"device:\n  dense_flops_efficiency: 0\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:27: device.dense_flops_efficiency: '0' is not in 0.01..1"},
+      {"device:\n  elementwise_bytes_efficiency: 1.01\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:33: device.elementwise_bytes_efficiency: '1.01' is not in 0.01..1"},
+      {"device:\n  dense_bytes_efficiency: 85%\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:27: device.dense_bytes_efficiency: expected a number, got '85%'"},
+      {"device:\n  elementwise_flops_efficiency: -0.5\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:33: device.elementwise_flops_efficiency: expected a number, got '-0.5'"},
+      {"device:\n  memory_bandwidth: 900GB\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:21: device.memory_bandwidth: missing '/s' in '900GB' (rates take B/s, kB/s, "
+       "KB/s, MB/s, GB/s, TB/s, PB/s, KiB/s, MiB/s, GiB/s, TiB/s, PiB/s)"},
+      {"device:\n  memory_bandwidth: 2PB/s\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:21: device.memory_bandwidth: '2PB/s' is not in 1KB/s..1PB/s"},
+      {"device:\n  launch_overhead: 5\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:20: device.launch_overhead: '5' is not in 0..1s (a number without a unit is "
+       "seconds)"},
       {"scheduler:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: scheduler.bogus: unknown key; expected one of: policy, window, prefetch_limit"},
       {"tiling:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
@@ -547,7 +595,9 @@ static void test_errors_inline(void) {
        SFC_ERR_BAD_INPUT,
        "t.yaml:3:3: device.bugdet_with_a_very_long_name_that_goes_o...: unknown key; expected "
        "one of: profile, memory, budget, h2d_bandwidth, d2h_bandwidth, duplex_factor, "
-       "copy_latency, alignment, va_chunk, peak_flops"},
+       "copy_latency, alignment, va_chunk, peak_flops, memory_bandwidth, launch_overhead, "
+       "dense_flops_efficiency, dense_bytes_efficiency, elementwise_flops_efficiency, "
+       "elementwise_bytes_efficiency"},
       {"device:\n  memory: {a: 1}\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:11: device.memory: expected a size, got a mapping"},
       {"scheduler: [window]\n", SFC_ERR_BAD_INPUT,
@@ -562,7 +612,8 @@ static void test_errors_inline(void) {
       {"device:\r\n  bugdet: 1GB\r\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: device.bugdet: unknown key; expected one of: profile, memory, budget, "
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
-       "peak_flops"},
+       "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
+       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency"},
       {"device:\n  memory: 80GB\n\x01\n", SFC_ERR_BAD_INPUT,
        "t.yaml:3:1: yaml: control characters are not allowed (0x1)"},
   };
@@ -604,6 +655,11 @@ static void test_accepted_forms(void) {
       "packer:\n  time_limit: 86400\n", /* the largest */
       "device:\n  copy_latency: 0.00001\n  h2d_bandwidth: 1KB/s\n  d2h_bandwidth: 1PB/s\n"
       "  duplex_factor: 0.01\n  peak_flops: 1e6\n",
+      /* the time model's bounds, both ends */
+      "device:\n  memory_bandwidth: 1KB/s\n  launch_overhead: 0\n  dense_flops_efficiency: 0.01\n"
+      "  dense_bytes_efficiency: 1\n  elementwise_flops_efficiency: 1e-2\n"
+      "  elementwise_bytes_efficiency: 1.0\n",
+      "device:\n  memory_bandwidth: 1PB/s\n  launch_overhead: 1s\n",
   };
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     sfc_config_t cfg;

@@ -153,7 +153,21 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "va_chunk", sfc_format_size_exact(dev->va_chunk_bytes, a, sizeof a),
         "physical chunk for virtual addressing, multiple of alignment");
   field(out, "peak_flops", number_text(dev->peak_flops, a, sizeof a),
-        "dense fp32 FLOP/s, to estimate op times the graph lacks");
+        "dense fp32 FLOP/s, for the device time model");
+  field(out, "memory_bandwidth", sfc_format_rate(dev->memory_bytes_per_s, a, sizeof a),
+        "device memory bandwidth, for the device time model");
+  field(out, "launch_overhead", sfc_format_duration(dev->launch_overhead_s, a, sizeof a),
+        "fixed cost of every op that runs a kernel");
+  field(out, "dense_flops_efficiency", number_text(dev->dense_flops_efficiency, a, sizeof a),
+        "convolution, matmul: share of peak_flops, (0, 1]");
+  field(out, "dense_bytes_efficiency", number_text(dev->dense_bytes_efficiency, a, sizeof a),
+        "convolution, matmul: share of memory_bandwidth");
+  field(out, "elementwise_flops_efficiency",
+        number_text(dev->elementwise_flops_efficiency, a, sizeof a),
+        "every other op: share of peak_flops");
+  field(out, "elementwise_bytes_efficiency",
+        number_text(dev->elementwise_bytes_efficiency, a, sizeof a),
+        "every other op: share of memory_bandwidth");
 
   fprintf(out, "\nscheduler:\n");
   field(out, "policy", sfc_sched_policy_name(cfg->scheduler.policy), "none | window | vdnn | lms");
@@ -193,12 +207,13 @@ sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *
   sfc_config_defaults(&d);
   if (cfg->scheduler.policy != SFC_SCHED_NONE && cfg->scheduler.policy != SFC_SCHED_WINDOW)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: scheduler.policy: '%s' is not implemented yet (none and window plan "
-                         "every tensor in-core until the scheduler lands)",
+                         "%s: scheduler.policy: '%s' is not implemented yet (none keeps every "
+                         "tensor on the device; window swaps to fit the budget)",
                          src, sfc_sched_policy_name(cfg->scheduler.policy));
   if (!cfg->scheduler.window_auto)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: scheduler.window: a fixed window is not implemented yet (only auto)",
+                         "%s: scheduler.window: a fixed window is not implemented yet (only auto: "
+                         "the window follows the budget and the op times)",
                          src);
   if (cfg->scheduler.prefetch_limit != 0)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,

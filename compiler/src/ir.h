@@ -131,7 +131,9 @@ typedef struct sfc_step {
   uint32_t tile;      /* SFC_PLAN_NONE when untiled */
   uint32_t use_begin; /* uses[use_begin .. use_begin + use_count) */
   uint32_t use_count;
-  double time_us; /* predicted duration (sfc/steps.h rule); < 0 when unknown */
+  double time_us;     /* predicted duration (sfc/steps.h rule); < 0 when unknown */
+  uint32_t dep_begin; /* schedule pass: deps[dep_begin .. + dep_count), the swaps the */
+  uint32_t dep_count; /* step waits for (0 when nothing is swapped) */
 } sfc_step_t;
 
 /* A tensor's life over the steps (liveness). */
@@ -162,6 +164,26 @@ typedef struct sfc_block {
   uint64_t offset;     /* packer (or given when placed) */
 } sfc_block_t;
 
+/* A copy between a device residency and the tensor's host staging block (schedule
+ * pass). Issued before step issue_step (plan_format.h issue order); it waits for
+ * deps[dep_begin .. + dep_count). */
+typedef struct sfc_swap {
+  uint32_t tensor;
+  uint32_t device_block; /* IR block index: the source (OUT) or destination (IN) */
+  uint32_t host_block;   /* IR block index (arena HOST) */
+  uint32_t issue_step;
+  uint32_t dep_begin;
+  uint32_t dep_count;
+  uint8_t direction; /* SFC_SWAP_OUT or SFC_SWAP_IN */
+} sfc_swap_t;
+
+/* What a step or a swap waits for: SFC_NODE_STEP (index into steps) or SFC_NODE_SWAP
+ * (index into the IR's swaps; the plan builder renumbers to SWAPS order). */
+typedef struct sfc_dep {
+  uint32_t kind;
+  uint32_t index;
+} sfc_dep_t;
+
 typedef struct sfc_ir {
   sfc_graph_t *graph;         /* loader; not owned */
   const sfc_config_t *config; /* config loader + CLI overrides; not owned */
@@ -180,10 +202,29 @@ typedef struct sfc_ir {
   uint64_t *live_bytes;  /* [n_steps] logical bytes live during each step */
   uint64_t in_core_peak; /* max of live_bytes: everything stays on the device */
 
-  /* blocks pass (the window scheduler will split residencies here) */
+  /* blocks pass (one residency per tensor); the schedule pass splits residencies */
   sfc_block_t *blocks; /* [n_blocks] residencies in every arena */
   uint32_t n_blocks;
   uint64_t lower_bound; /* device arena: max over steps of live block bytes */
+
+  /* schedule pass (the residency scheduler, pass_schedule.c) */
+  uint64_t schedule_budget;  /* pipeline: device bytes to schedule for; 0 = the config's */
+  bool schedule_no_prefetch; /* pipeline: issue no swap-in earlier than its own lead */
+  bool schedule_prefetched;  /* some swap-in was moved earlier to wait behind others */
+  sfc_swap_t *swaps;         /* [n_swaps] in the order made (the plan sorts them) */
+  uint32_t n_swaps;
+  sfc_dep_t *deps; /* [n_deps] of swaps and steps */
+  uint32_t n_deps;
+  uint32_t swapped_tensors; /* tensors with at least one swap */
+  uint64_t swap_out_bytes;  /* one iteration's traffic */
+  uint64_t swap_in_bytes;
+  uint64_t schedule_floor;            /* device bytes no schedule of this pass goes below */
+  uint32_t schedule_floor_step;       /* the step that sets it, where stay: */
+  uint64_t schedule_floor_persistent; /*   persistent tensors' blocks */
+  uint64_t schedule_floor_operands;   /*   the step's own non-persistent operands */
+  bool schedule_infeasible;           /* the budget is below schedule_floor: scheduled for it */
+  double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
+  double time_bound_s;                /* lower bound on any swap schedule's iteration time */
 
   /* pack pass, one packing per arena */
   uint64_t arena_bytes;      /* device arena: peak of its packing */
@@ -195,6 +236,12 @@ typedef struct sfc_ir {
   /* plan pass: the view emit writes and verify checks */
   sfc_plan_view_t plan;
   bool fits_budget;
+
+  /* pipeline, after verify: the plan replayed on the sim device (evaluate.h) */
+  bool predicted;
+  double predicted_iteration_s;
+  double stall_s;
+  uint32_t schedule_rounds; /* schedule + pack rounds run (fragmentation retries) */
 
   sfc_pool_t pool; /* owns every pass's arrays */
 } sfc_ir_t;

@@ -5,14 +5,16 @@
  * lists; device blocks (BLOCKS) and host staging blocks (HOST_BLOCKS), renumbered per
  * arena; steps with their predicted time (TIMED when known) and, for each use, the
  * device block holding that tensor (or that box of it) at that step; the boxes the
- * uses and partial blocks refer to. Swaps, deps and segments come from the IR when
- * the scheduler and the tiler fill them and are empty until then. The view's arrays
+ * uses and partial blocks refer to; the schedule pass's swaps (SWAPS, in issue order:
+ * by issue step, and within one step after the swaps of that step they depend on,
+ * with BLOCKS/HOST_BLOCKS indices) and dependencies (DEPS: the swaps' in SWAPS order,
+ * then the steps'). Segments come from the tiler and are empty until it lands. The view's arrays
  * live in the pool it is given; emit.c serialises the view and pass_verify.c checks
  * it. sfc_plan_view_build is also what the in-memory evaluator (evaluate.c) calls.
  *
- * Reads: graph, config, steps, uses, boxes, live, blocks, arena_bytes,
+ * Reads: graph, config, steps, uses, boxes, live, blocks, swaps, deps, arena_bytes,
  * host_arena_bytes, in_core_peak, lower_bound. Writes: plan.
- * O(strings + uses + blocks).
+ * O(strings + uses + blocks + steps + swaps + deps).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +101,13 @@ typedef struct builder {
   sfc_plan_view_t *v;
   sfc_pool_t *pool;
   strtab_t st;
-  uint32_t *plan_index; /* [n_blocks] index of an IR block in BLOCKS or HOST_BLOCKS */
-  uint32_t *first;      /* device blocks of tensor t: by_tensor[first[t] .. first[t + 1]) */
-  uint32_t *by_tensor;  /* IR block indices */
+  uint32_t *plan_index;   /* [n_blocks] index of an IR block in BLOCKS or HOST_BLOCKS */
+  uint32_t *first;        /* device blocks of tensor t: by_tensor[first[t] .. first[t + 1]) */
+  uint32_t *by_tensor;    /* IR block indices */
+  sfc_plan_step_t *steps; /* the view's STEPS, for build_deps */
+  sfc_plan_swap_t *swaps; /* the view's SWAPS, for build_deps */
+  uint32_t *swap_order;   /* [n_swaps] SWAPS index -> IR swap */
+  uint32_t *swap_index;   /* [n_swaps] IR swap -> SWAPS index */
 } builder_t;
 
 static sfc_status_t oom(sfc_error_t *err) {
@@ -291,12 +297,158 @@ static sfc_status_t build_steps(builder_t *b, sfc_error_t *err) {
     for (uint32_t s = 0; s < ir->n_steps; s++)
       if (ir->steps[s].use_count && ir->uses[ir->steps[s].use_begin].box != SFC_PLAN_NONE)
         steps[s].box_begin = ir->uses[ir->steps[s].use_begin].box;
+  b->steps = steps;
   b->v->steps = steps;
   b->v->step_count = ir->n_steps;
   b->v->step_operands = step_operands;
   b->v->step_operand_count = ir->n_uses;
   b->v->boxes = ir->boxes;
   b->v->box_count = ir->n_boxes;
+  return SFC_OK;
+}
+
+/* Orders the IR swaps group[0 .. n) (one issue step) so every dependency on another
+ * swap of the group comes first: a depth-first search over those dependencies, in
+ * IR order otherwise. state: 0 new, 1 on the path, 2 placed. */
+static sfc_status_t order_group(builder_t *b, const uint32_t *group, uint32_t n, uint8_t *state,
+                                uint32_t *stack, uint32_t *next_dep, uint32_t *out,
+                                sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (state[group[i]])
+      continue;
+    uint32_t top = 0;
+    stack[top++] = group[i];
+    state[group[i]] = 1;
+    next_dep[group[i]] = 0;
+    while (top) {
+      uint32_t x = stack[top - 1];
+      const sfc_swap_t *w = &ir->swaps[x];
+      if (next_dep[x] < w->dep_count) {
+        const sfc_dep_t *d = &ir->deps[w->dep_begin + next_dep[x]++];
+        if (d->kind != SFC_NODE_SWAP || ir->swaps[d->index].issue_step != w->issue_step ||
+            state[d->index] == 2)
+          continue;
+        if (state[d->index] == 1)
+          return sfc_error_set(err, SFC_ERR_INTERNAL,
+                               "swaps issued before step %u depend on each other in a cycle",
+                               w->issue_step);
+        state[d->index] = 1;
+        next_dep[d->index] = 0;
+        stack[top++] = d->index;
+      } else {
+        state[x] = 2;
+        out[at++] = x;
+        top--;
+      }
+    }
+  }
+  return SFC_OK;
+}
+
+/* SWAPS in issue order: by issue_step, and within one issue step every swap after
+ * the swaps of that step it depends on (plan_format.h); device and host blocks as
+ * BLOCKS and HOST_BLOCKS indices. Dependency ranges come from build_deps. */
+static sfc_status_t build_swaps(builder_t *b, sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  uint32_t n = ir->n_swaps, ns = ir->n_steps;
+  sfc_plan_swap_t *swaps = sfc_pool_calloc(b->pool, n + 1u, sizeof *swaps);
+  b->swap_order = sfc_pool_calloc(b->pool, n + 1u, sizeof *b->swap_order);
+  b->swap_index = sfc_pool_calloc(b->pool, n + 1u, sizeof *b->swap_index);
+  uint32_t *start = calloc((size_t)ns + 2, sizeof *start);
+  uint32_t *sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+  uint32_t *scratch = malloc(((size_t)n + 1) * 2 * sizeof *scratch);
+  uint8_t *state = calloc((size_t)n + 1, 1);
+  sfc_status_t st = SFC_OK;
+  if (!swaps || !b->swap_order || !b->swap_index || !start || !sorted || !scratch || !state) {
+    st = oom(err);
+    goto done;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const sfc_swap_t *w = &ir->swaps[i];
+    if (w->issue_step > ns || w->device_block >= ir->n_blocks || w->host_block >= ir->n_blocks ||
+        ir->blocks[w->device_block].arena != SFC_ARENA_DEVICE ||
+        ir->blocks[w->host_block].arena != SFC_ARENA_HOST) {
+      st = sfc_error_set(err, SFC_ERR_INTERNAL, "swap %u: bad issue step or blocks", i);
+      goto done;
+    }
+    start[w->issue_step + 1]++;
+  }
+  for (uint32_t k = 0; k <= ns; k++)
+    start[k + 1] += start[k];
+  for (uint32_t i = 0; i < n; i++) /* stable: IR order within an issue step */
+    sorted[start[ir->swaps[i].issue_step]++] = i;
+  for (uint32_t i = 0, j; i < n && st == SFC_OK; i = j) {
+    for (j = i + 1; j < n && ir->swaps[sorted[j]].issue_step == ir->swaps[sorted[i]].issue_step;)
+      j++;
+    st = order_group(b, sorted + i, j - i, state, scratch, scratch + n, b->swap_order + i, err);
+  }
+  for (uint32_t i = 0; i < n && st == SFC_OK; i++) {
+    const sfc_swap_t *w = &ir->swaps[b->swap_order[i]];
+    b->swap_index[b->swap_order[i]] = i;
+    /* a swap copies its block's whole contents: the tensor (the tiler will add boxes) */
+    swaps[i] = (sfc_plan_swap_t){.bytes = ir->graph->tensors[w->tensor].bytes,
+                                 .tensor = w->tensor,
+                                 .device_block = b->plan_index[w->device_block],
+                                 .host_block = b->plan_index[w->host_block],
+                                 .issue_step = w->issue_step,
+                                 .direction = w->direction};
+  }
+  b->swaps = swaps;
+  b->v->swaps = swaps;
+  b->v->swap_count = n;
+done:
+  free(start);
+  free(sorted);
+  free(scratch);
+  free(state);
+  return st;
+}
+
+/* DEPS: each swap's dependencies in SWAPS order, then each step's; swap references
+ * renumbered to SWAPS indices; the swaps' and steps' ranges. */
+static sfc_status_t build_deps(builder_t *b, sfc_error_t *err) {
+  const sfc_ir_t *ir = b->ir;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < ir->n_swaps; i++)
+    total += ir->swaps[i].dep_count;
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    total += ir->steps[k].dep_count;
+  if (total > SFC_PLAN_MAX_RECORDS)
+    return sfc_error_set(err, SFC_ERR_LIMIT, "%llu dependencies exceed the plan limit",
+                         (unsigned long long)total);
+  sfc_plan_dep_t *deps = sfc_pool_calloc(b->pool, total + 1, sizeof *deps);
+  if (!deps)
+    return oom(err);
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < ir->n_swaps + ir->n_steps; i++) {
+    bool swap = i < ir->n_swaps;
+    uint32_t begin, count;
+    if (swap) {
+      const sfc_swap_t *w = &ir->swaps[b->swap_order[i]];
+      begin = w->dep_begin;
+      count = w->dep_count;
+      b->swaps[i].dep_begin = at;
+      b->swaps[i].dep_count = count;
+    } else {
+      const sfc_step_t *x = &ir->steps[i - ir->n_swaps];
+      begin = x->dep_begin;
+      count = x->dep_count;
+      b->steps[i - ir->n_swaps].dep_begin = count ? at : 0;
+      b->steps[i - ir->n_swaps].dep_count = count;
+    }
+    for (uint32_t j = 0; j < count; j++) {
+      const sfc_dep_t *d = &ir->deps[begin + j];
+      bool to_swap = d->kind == SFC_NODE_SWAP;
+      if (begin + j >= ir->n_deps || (to_swap ? d->index >= ir->n_swaps : d->index >= ir->n_steps))
+        return sfc_error_set(err, SFC_ERR_INTERNAL, "dependency %u out of range", begin + j);
+      deps[at++] = (sfc_plan_dep_t){.node_kind = d->kind,
+                                    .index = to_swap ? b->swap_index[d->index] : d->index};
+    }
+  }
+  b->v->deps = deps;
+  b->v->dep_count = at;
   return SFC_OK;
 }
 
@@ -334,6 +486,10 @@ sfc_status_t sfc_plan_view_build(const sfc_ir_t *ir, sfc_plan_view_t *view, sfc_
     st = build_blocks(&b, err);
   if (st == SFC_OK)
     st = build_steps(&b, err);
+  if (st == SFC_OK)
+    st = build_swaps(&b, err);
+  if (st == SFC_OK)
+    st = build_deps(&b, err);
   if (st == SFC_OK)
     st = build_header(&b, err);
   strtab_free(&b.st);

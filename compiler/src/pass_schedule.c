@@ -1,0 +1,1066 @@
+/* pass_schedule.c — the residency scheduler: which tensors leave the device between
+ * two uses, when their copies run, and the waits that order them (scheduler.policy
+ * window; seed out-of-core-window-scheduling §3, with op times instead of bytes;
+ * docs/algorithms.md "Window scheduler").
+ *
+ * Model. A candidate is a gap of a non-persistent tensor (activation or grad; not a
+ * workspace, an output or a persistent tensor) between two consecutive use steps
+ * u0 < u1 where u1 reads it. Evicting the gap:
+ *   - swap-out issued before step u0 + 1, waiting for step u0 (its last use before);
+ *     step w_out (> u0) waits for the copy to complete before it starts, so the
+ *     residency before the gap is [.., w_out - 1]: a swapped-out block stays
+ *     occupied until its D2H copy completes;
+ *   - swap-in issued before step r_in (> w_out), waiting for step r_in - 1 (every
+ *     earlier occupant of its bytes ended by then, and compute runs in order), for the
+ *     swap-out that wrote the host copy, and for the swap-outs step r_in waits for
+ *     (their blocks ended at r_in - 1 too, but their copies may still read them); its
+ *     destination is occupied from its issue: [r_in, ..], flagged SWAPPED_IN; step u1
+ *     waits for it;
+ *   - the tensor is absent at steps w_out .. r_in - 1 (so a gap of 2 steps can go).
+ * A residency that only read the tensor since its swap-in needs no second swap-out
+ * (the host copy is still valid): its block ends at its last use u0, and the tensor
+ * is absent from u0 + 1. Each swapped tensor has one host staging block (arena HOST)
+ * from its first swap-out's issue step to its last swap-in's reader; the pack pass
+ * places them in the pinned arena within host.staging_budget.
+ *
+ * Time. With step times t (unknown = 0) and copy times T = latency + bytes / bandwidth
+ * (the profile's D2H and H2D), a gap is hideable when w_out, the first step whose
+ * start comes T_out of compute after step u0 + 1 starts, and r_in, the latest step
+ * from whose start T_in of compute remains before u1, leave a step absent. Otherwise
+ * the gap's compute is split between the two copies in proportion to their times.
+ *
+ * Selection. Live device bytes per step (aligned block sizes) sit in a segment tree
+ * with range add and maximum. While the maximum exceeds the budget, take the step k
+ * with the largest excess (the first such step) and evict there:
+ *   1. the hideable gap whose time-aware absent steps contain k, with the largest
+ *      bytes x gap length (ties: the longest absent interval, then the first gap);
+ *   2. else, in the same order, a gap that can still cover k at all: a non-hideable
+ *      gap at its split, or one side of a gap widened to its maximum (swap-out
+ *      waited for right after u0, or swap-in issued right before u1), stalling more.
+ * Each choice is an item taken once from one of two "stabbing" trees (each interval
+ * stored at O(log n) canonical nodes, lists in priority order with a cursor past
+ * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. Then, latest
+ * choice first, every gap the budget holds without is given back (an early choice is
+ * often covered by later, larger ones), which saves copies.
+ * The floor is the maximum over steps of the bytes left when every gap is evicted as
+ * widely as it can be (persistent tensors, the step's own operands, workspaces,
+ * outputs, copies in flight): the loop always reaches any target at or above it. A
+ * budget below it sets schedule_infeasible, and the pass schedules for the floor (the
+ * plan closest to the budget; the CLI says so and exits 1).
+ *
+ * Bound (docs/algorithms.md): with X_k the bytes live at step k in-core that are used
+ * again after k, minus the budget (>= 0), every swap schedule takes at least
+ * max(compute before k, X_k / D2H) + max(compute from k on, X_k / H2D), and at least
+ * the compute time: time_bound_s is the maximum over k (for the floor when the
+ * budget is below it).
+ *
+ * Reads: config (scheduler.policy, budget, link), graph tensors (bytes, kind), steps
+ * (time_us), uses, live, use_steps, blocks, schedule_budget. Writes: blocks, n_blocks,
+ * lower_bound, swaps, n_swaps, deps, n_deps, steps' dep_begin/dep_count, the
+ * schedule_* and swap statistics, compute_s, time_bound_s. Changes nothing else when
+ * the policy is none or the blocks already fit the budget.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oset.h"
+#include "passes.h"
+#include "sfc/steps.h"
+
+#define NONE SFC_PLAN_NONE
+
+/* ---- live bytes per step: range add, maximum, leftmost argmax ------------------ */
+
+typedef struct maxtree {
+  int64_t *t; /* [2p] max of the subtree, including d of the node itself */
+  int64_t *d; /* [p] pending add of the whole subtree */
+  uint32_t p;
+} maxtree_t;
+
+static void mt_apply(maxtree_t *m, uint32_t x, int64_t v) {
+  m->t[x] += v;
+  if (x < m->p)
+    m->d[x] += v;
+}
+
+static void mt_pull(maxtree_t *m, uint32_t x) {
+  for (x >>= 1; x >= 1; x >>= 1) {
+    int64_t a = m->t[2 * x], b = m->t[2 * x + 1];
+    m->t[x] = (a > b ? a : b) + m->d[x];
+  }
+}
+
+/* Adds v to steps [l, r]. */
+static void mt_add(maxtree_t *m, uint32_t l, uint32_t r, int64_t v) {
+  if (l > r)
+    return;
+  uint32_t l0 = l + m->p, r0 = r + m->p;
+  for (uint32_t a = l + m->p, b = r + m->p + 1; a < b; a >>= 1, b >>= 1) {
+    if (a & 1)
+      mt_apply(m, a++, v);
+    if (b & 1)
+      mt_apply(m, --b, v);
+  }
+  mt_pull(m, l0);
+  mt_pull(m, r0);
+}
+
+/* The first step holding the maximum. */
+static uint32_t mt_argmax(const maxtree_t *m) {
+  uint32_t x = 1;
+  while (x < m->p) {
+    int64_t want = m->t[x] - m->d[x];
+    x = m->t[2 * x] == want ? 2 * x : 2 * x + 1;
+  }
+  return x - m->p;
+}
+
+/* The value at step k. */
+static int64_t mt_get(const maxtree_t *m, uint32_t k) {
+  int64_t v = m->t[k + m->p];
+  for (uint32_t x = (k + m->p) >> 1; x >= 1; x >>= 1)
+    v += m->d[x];
+  return v;
+}
+
+/* The maximum over steps [l, r] (x covers [xl, xr]). */
+static int64_t mt_query(const maxtree_t *m, uint32_t x, uint32_t xl, uint32_t xr, uint32_t l,
+                        uint32_t r) {
+  if (r < xl || xr < l)
+    return INT64_MIN / 4;
+  if (l <= xl && xr <= r)
+    return m->t[x];
+  uint32_t mid = xl + (xr - xl) / 2;
+  int64_t a = mt_query(m, 2 * x, xl, mid, l, r), b = mt_query(m, 2 * x + 1, mid + 1, xr, l, r);
+  return (a > b ? a : b) + m->d[x];
+}
+
+static int64_t mt_max(const maxtree_t *m, uint32_t l, uint32_t r) {
+  return l > r ? INT64_MIN / 4 : mt_query(m, 1, 0, m->p - 1, l, r);
+}
+
+/* ---- stabbing lists: the best untaken item whose interval contains a step ------- */
+
+typedef struct stab {
+  uint32_t p;
+  uint32_t *start;  /* [2p + 1] node x's items: list[start[x] .. start[x + 1]) */
+  uint32_t *cursor; /* [2p] first entry of node x not known taken */
+  uint32_t *list;   /* item ids, each node's in priority order */
+} stab_t;
+
+typedef struct item {
+  uint32_t gap;
+  uint32_t lo, hi; /* steps, inclusive */
+  uint32_t rank;   /* position in priority order: lower is better */
+  uint8_t kind;    /* ITEM_* */
+  bool taken;
+} item_t;
+
+enum { ITEM_HIDDEN, ITEM_SPLIT, ITEM_LEFT, ITEM_RIGHT };
+
+/* Stores each item of order[0 .. n) (priority order) at its canonical nodes. */
+static bool stab_build(stab_t *s, uint32_t p, const item_t *items, const uint32_t *order,
+                       uint32_t n) {
+  s->p = p;
+  s->start = calloc(2 * (size_t)p + 1, sizeof *s->start);
+  s->cursor = calloc(2 * (size_t)p, sizeof *s->cursor);
+  size_t total = 0;
+  if (!s->start || !s->cursor)
+    return false;
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t i = 0; i < n; i++) {
+      const item_t *it = &items[order[i]];
+      for (uint32_t a = it->lo + p, b = it->hi + p + 1; a < b; a >>= 1, b >>= 1) {
+        if (a & 1) {
+          if (pass == 0)
+            s->start[a + 1]++;
+          else
+            s->list[s->cursor[a]++] = order[i];
+          a++;
+        }
+        if (b & 1) {
+          --b;
+          if (pass == 0)
+            s->start[b + 1]++;
+          else
+            s->list[s->cursor[b]++] = order[i];
+        }
+      }
+    }
+    if (pass == 0) {
+      for (uint32_t x = 0; x < 2 * p; x++)
+        s->start[x + 1] += s->start[x];
+      total = s->start[2 * p];
+      s->list = malloc((total ? total : 1) * sizeof *s->list);
+      if (!s->list)
+        return false;
+      memcpy(s->cursor, s->start, 2 * (size_t)p * sizeof *s->cursor);
+    }
+  }
+  memcpy(s->cursor, s->start, 2 * (size_t)p * sizeof *s->cursor);
+  return true;
+}
+
+static void stab_free(stab_t *s) {
+  free(s->start);
+  free(s->cursor);
+  free(s->list);
+}
+
+/* The untaken item of best rank containing step k, or NONE. Amortised O(log n). */
+static uint32_t stab_query(stab_t *s, const item_t *items, uint32_t k) {
+  uint32_t best = NONE;
+  for (uint32_t x = k + s->p; x >= 1; x >>= 1) {
+    while (s->cursor[x] < s->start[x + 1] && items[s->list[s->cursor[x]]].taken)
+      s->cursor[x]++;
+    if (s->cursor[x] < s->start[x + 1]) {
+      uint32_t i = s->list[s->cursor[x]];
+      if (best == NONE || items[i].rank < items[best].rank)
+        best = i;
+    }
+  }
+  return best;
+}
+
+/* ---- gaps ---------------------------------------------------------------------- */
+
+typedef struct gap {
+  uint32_t tensor;
+  uint32_t use;      /* u0 is the tensor's use `use`, u1 its use `use + 1` */
+  uint32_t u0, u1;   /* u1 - u0 >= 2 */
+  uint64_t bytes;    /* the device block's (aligned) */
+  uint32_t w_t, r_t; /* time-aware w_out and r_in */
+  bool hideable;
+  uint32_t item[4]; /* its items by ITEM_* kind, NONE when it has none */
+  /* state */
+  bool chosen, need;    /* need: a swap-out (something wrote the tensor since) */
+  uint32_t w_out, r_in; /* current; w_out only when need */
+  uint32_t seq;         /* choice order (1, 2, ...), 0 before */
+} gap_t;
+
+typedef struct sched {
+  sfc_ir_t *ir;
+  uint32_t n;          /* steps */
+  double *prefix;      /* [n + 1] compute time (us) of steps before k */
+  uint32_t *blk;       /* [tensors] its device block, NONE */
+  uint32_t *write_pre; /* [n_use_steps + 1] writes among use_steps[0 .. j) */
+  gap_t *gaps;
+  uint32_t n_gaps;
+  item_t *items;
+  uint32_t n_items;
+  maxtree_t live;
+  sfc_oset_t chosen; /* chosen gaps keyed by (tensor << 32 | use) */
+} sched_t;
+
+static uint64_t gap_key(const gap_t *g) {
+  return (uint64_t)g->tensor << 32 | g->use;
+}
+
+/* Writes among the tensor's uses [a, b] (indices into its use list). */
+static uint32_t writes_between(const sched_t *s, uint32_t t, uint32_t a, uint32_t b) {
+  uint32_t base = s->ir->live[t].use_begin;
+  return a > b ? 0 : s->write_pre[base + b + 1] - s->write_pre[base + a];
+}
+
+static double span_us(const sched_t *s, uint32_t a, uint32_t b) { /* steps [a, b) */
+  return b > a ? s->prefix[b] - s->prefix[a] : 0;
+}
+
+/* Smallest s in [lo, hi] with span(from, s) >= need, or NONE. */
+static uint32_t first_covering(const sched_t *s, uint32_t from, uint32_t lo, uint32_t hi,
+                               double need) {
+  if (lo > hi || span_us(s, from, hi) < need)
+    return NONE;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (span_us(s, from, mid) >= need)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Largest r in [lo, hi] with span(r, to) >= need, or NONE. */
+static uint32_t last_covering(const sched_t *s, uint32_t to, uint32_t lo, uint32_t hi,
+                              double need) {
+  if (lo > hi || span_us(s, lo, to) < need)
+    return NONE;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (span_us(s, mid, to) >= need)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* The time-aware w_out and r_in of a gap (see the file comment). */
+static void place_copies(const sched_t *s, gap_t *g) {
+  const sfc_config_t *cfg = s->ir->config;
+  double bytes = (double)s->ir->graph->tensors[g->tensor].bytes;
+  double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
+  double t_out =
+      lat + (cfg->device.d2h_bytes_per_s > 0 ? bytes / cfg->device.d2h_bytes_per_s * 1e6 : 0);
+  double t_in =
+      lat + (cfg->device.h2d_bytes_per_s > 0 ? bytes / cfg->device.h2d_bytes_per_s * 1e6 : 0);
+  uint32_t a = g->u0 + 1, b = g->u1;
+  uint32_t w = first_covering(s, a, a, b - 1, t_out);
+  uint32_t r = last_covering(s, b, a, b, t_in);
+  g->hideable = w != NONE && r != NONE && r > w;
+  if (g->hideable) {
+    g->w_t = w;
+    g->r_t = r;
+    return;
+  }
+  double c = span_us(s, a, b), sum = t_out + t_in;
+  double need_out = sum > 0 ? c * (t_out / sum) : 0, need_in = sum > 0 ? c * (t_in / sum) : 0;
+  w = first_covering(s, a, a, b - 1, need_out);
+  g->w_t = w == NONE ? b - 1 : w;
+  r = last_covering(s, b, g->w_t + 1, b, need_in);
+  g->r_t = r == NONE ? g->w_t + 1 : r;
+}
+
+/* The gap's current absent steps [*lo, *hi] (empty when *lo > *hi). */
+static void absent(const gap_t *g, uint32_t *lo, uint32_t *hi) {
+  *lo = g->need ? g->w_out : g->u0 + 1;
+  *hi = g->r_in - 1;
+}
+
+static void take_item(sched_t *s, gap_t *g, int kind) {
+  if (g->item[kind] != NONE)
+    s->items[g->item[kind]].taken = true;
+}
+
+/* Moves the gap's copies to w_out and r_in, which only adds absent steps: lowers the
+ * live bytes on the steps it adds. */
+static void widen(sched_t *s, gap_t *g, uint32_t w_out, uint32_t r_in) {
+  bool had = g->chosen;
+  uint32_t lo0 = 0, hi0 = 0, lo, hi;
+  if (had)
+    absent(g, &lo0, &hi0);
+  g->w_out = w_out;
+  g->r_in = r_in;
+  absent(g, &lo, &hi);
+  int64_t v = -(int64_t)g->bytes;
+  if (!had) {
+    mt_add(&s->live, lo, hi, v);
+    return;
+  }
+  if (lo < lo0)
+    mt_add(&s->live, lo, lo0 - 1, v);
+  if (hi > hi0)
+    mt_add(&s->live, hi0 + 1, hi, v);
+}
+
+/* A read-only residency since the previous swap-in: the gap's swap-out goes, and the
+ * tensor leaves right after its last use. */
+static void drop_swap_out(sched_t *s, gap_t *g) {
+  uint32_t lo, hi;
+  absent(g, &lo, &hi);
+  g->need = false;
+  if (lo > g->u0 + 1)
+    mt_add(&s->live, g->u0 + 1, lo - 1, -(int64_t)g->bytes);
+  take_item(s, g, ITEM_LEFT);
+}
+
+/* Chooses gap g with copies at w_out and r_in. */
+static void choose(sched_t *s, uint32_t gi, uint32_t w_out, uint32_t r_in) {
+  gap_t *g = &s->gaps[gi];
+  uint64_t key = gap_key(g);
+  uint32_t p = sfc_oset_prev(&s->chosen, key, gi), q = sfc_oset_next(&s->chosen, key, gi);
+  if (p != SFC_OSET_NONE && s->gaps[p].tensor != g->tensor)
+    p = SFC_OSET_NONE;
+  if (q != SFC_OSET_NONE && s->gaps[q].tensor != g->tensor)
+    q = SFC_OSET_NONE;
+  /* The residency before the gap holds uses (p.use + 1 .. use], or [0 .. use] */
+  g->need = writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : s->gaps[p].use + 1, g->use) > 0;
+  widen(s, g, w_out, r_in);
+  g->chosen = true;
+  sfc_oset_insert(&s->chosen, key, gi);
+  take_item(s, g, ITEM_HIDDEN);
+  take_item(s, g, ITEM_SPLIT);
+  if (!g->need)
+    take_item(s, g, ITEM_LEFT);
+  if (q != SFC_OSET_NONE && s->gaps[q].need &&
+      writes_between(s, g->tensor, g->use + 1, s->gaps[q].use) == 0)
+    drop_swap_out(s, &s->gaps[q]);
+}
+
+/* Gives up gap gi when the steps it frees stay within target without it (the next
+ * chosen gap of the tensor may need its swap-out back). */
+static bool unchoose(sched_t *s, uint32_t gi, int64_t target) {
+  gap_t *g = &s->gaps[gi];
+  uint64_t key = gap_key(g);
+  uint32_t p = sfc_oset_prev(&s->chosen, key, gi), q = sfc_oset_next(&s->chosen, key, gi);
+  if (p != SFC_OSET_NONE && s->gaps[p].tensor != g->tensor)
+    p = SFC_OSET_NONE;
+  if (q != SFC_OSET_NONE && s->gaps[q].tensor != g->tensor)
+    q = SFC_OSET_NONE;
+  int64_t v = (int64_t)g->bytes;
+  uint32_t lo, hi, qlo = 1, qhi = 0;
+  absent(g, &lo, &hi);
+  if (mt_max(&s->live, lo, hi) + v > target)
+    return false;
+  gap_t *x = q == SFC_OSET_NONE ? NULL : &s->gaps[q];
+  bool back = x && !x->need &&
+              writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : s->gaps[p].use + 1, x->use) > 0;
+  if (back) {
+    qlo = x->u0 + 1;
+    qhi = x->w_out - 1;
+    if (mt_max(&s->live, qlo, qhi) + v > target)
+      return false;
+  }
+  mt_add(&s->live, lo, hi, v);
+  if (back) {
+    x->need = true;
+    mt_add(&s->live, qlo, qhi, v);
+  }
+  g->chosen = false;
+  sfc_oset_erase(&s->chosen, key, gi);
+  return true;
+}
+
+static int cmp_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* The first step s in [lo, hi + 1] such that steps [s, hi] all stay <= target with v
+ * more bytes (hi + 1: not even hi). */
+static uint32_t earliest_room(const sched_t *s, uint32_t lo, uint32_t hi, int64_t v,
+                              int64_t target) {
+  uint32_t a = lo, b = hi + 1;
+  while (a < b) {
+    uint32_t mid = a + (b - a) / 2;
+    if (mt_max(&s->live, mid, hi) + v <= target)
+      b = mid;
+    else
+      a = mid + 1;
+  }
+  return a;
+}
+
+/* Swap-ins complete in issue order, so one may wait behind others: on the compute
+ * timeline without stalls, swap-in j (in reader order) must start by
+ * s_j = min(start of step u1_j, s_(j+1)) - T_in_j. Nearest reader first, each moves
+ * earlier towards the last step that starts by s_j, as far as the budget allows (the
+ * seed's window, which reaches ahead as far as memory allows); one absent step stays.
+ * Returns whether any moved. */
+static bool prefetch(sched_t *s, int64_t target) {
+  const sfc_config_t *cfg = s->ir->config;
+  uint32_t n = 0;
+  bool moved = false;
+  uint64_t *keys = malloc(((size_t)s->n_gaps + 1) * sizeof *keys);
+  if (!keys)
+    return false; /* an optimisation: without memory, the swap-ins stay where they are */
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    if (s->gaps[i].chosen)
+      keys[n++] = (uint64_t)s->gaps[i].u1 << 32 | i;
+  qsort(keys, n, sizeof *keys, cmp_u64);
+  double next = INFINITY;
+  double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
+  double bw = cfg->device.h2d_bytes_per_s;
+  for (uint32_t j = n; j-- > 0;) {
+    gap_t *g = &s->gaps[(uint32_t)keys[j]];
+    double t_in = lat + (bw > 0 ? (double)s->ir->graph->tensors[g->tensor].bytes / bw * 1e6 : 0);
+    double start = (s->prefix[g->u1] < next ? s->prefix[g->u1] : next) - t_in;
+    next = start;
+    uint32_t lo, hi;
+    absent(g, &lo, &hi);
+    uint32_t a = lo + 1, b = g->r_in; /* the last r in [lo + 1, r_in] starting by then */
+    while (a < b) {
+      uint32_t mid = a + (b - a + 1) / 2;
+      if (s->prefix[mid] <= start)
+        a = mid;
+      else
+        b = mid - 1;
+    }
+    if (a >= g->r_in)
+      continue;
+    uint32_t r = earliest_room(s, a, hi, (int64_t)g->bytes, target);
+    if (r <= hi) {
+      mt_add(&s->live, r, hi, (int64_t)g->bytes);
+      g->r_in = r;
+      moved = true;
+    }
+  }
+  free(keys);
+  return moved;
+}
+
+/* Applies item i at the step it was found for. */
+static void apply_item(sched_t *s, uint32_t i) {
+  item_t *it = &s->items[i];
+  gap_t *g = &s->gaps[it->gap];
+  it->taken = true;
+  uint32_t w = g->chosen ? g->w_out : g->w_t, r = g->chosen ? g->r_in : g->r_t;
+  if (it->kind == ITEM_LEFT)
+    w = g->u0 + 1;
+  else if (it->kind == ITEM_RIGHT)
+    r = g->u1;
+  if (g->chosen)
+    widen(s, g, w, r);
+  else
+    choose(s, it->gap, w, r);
+}
+
+/* ---- building the gaps and the items ------------------------------------------- */
+
+/* Priority: the largest bytes, then the longest interval, then the first gap. */
+typedef struct item_key {
+  uint64_t bytes;
+  uint32_t length, gap, kind, id;
+} item_key_t;
+
+static int cmp_item_key(const void *pa, const void *pb) {
+  const item_key_t *a = pa, *b = pb;
+  if (a->bytes != b->bytes)
+    return a->bytes > b->bytes ? -1 : 1;
+  if (a->length != b->length)
+    return a->length > b->length ? -1 : 1;
+  if (a->gap != b->gap)
+    return a->gap < b->gap ? -1 : 1;
+  return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
+static uint32_t add_item(sched_t *s, uint32_t gi, int kind, uint32_t lo, uint32_t hi) {
+  if (lo > hi)
+    return NONE;
+  s->items[s->n_items] = (item_t){.gap = gi, .lo = lo, .hi = hi, .kind = (uint8_t)kind};
+  return s->n_items++;
+}
+
+static bool is_candidate(const sfc_ir_t *ir, const sfc_block_t *b) {
+  sfc_tensor_kind_t kind = ir->graph->tensors[b->tensor].kind;
+  return (kind == SFC_KIND_ACTIVATION || kind == SFC_KIND_GRAD) && b->arena == SFC_ARENA_DEVICE &&
+         !b->placed && !(b->flags & (SFC_BLOCK_PARTIAL | SFC_BLOCK_PERSISTENT)) && b->bytes > 0;
+}
+
+static sfc_status_t oom(sfc_error_t *err) {
+  return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory scheduling residencies");
+}
+
+/* ---- the time bound ------------------------------------------------------------ */
+
+/* The bound for schedules within `budget` (0: none). */
+static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budget,
+                               sfc_error_t *err) {
+  uint32_t n = ir->n_steps;
+  const sfc_config_t *cfg = ir->config;
+  double total = prefix[n] * 1e-6;
+  ir->compute_s = total;
+  ir->time_bound_s = total;
+  if (budget == 0)
+    return SFC_OK;
+  int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
+  if (!diff)
+    return oom(err);
+  for (uint32_t t = 0; t < ir->graph->n_tensors; t++) {
+    const sfc_live_t *l = &ir->live[t];
+    if (l->first_step == NONE || l->use_count == 0)
+      continue;
+    uint32_t last_use = ir->use_steps[l->use_begin + l->use_count - 1];
+    if (last_use > l->first_step) /* live at k and used after k: k in [first, last_use) */
+      sfc_sweep_add(diff, l->first_step, last_use - 1, ir->graph->tensors[t].bytes);
+  }
+  double d2h = cfg->device.d2h_bytes_per_s, h2d = cfg->device.h2d_bytes_per_s;
+  int64_t x = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    x += diff[k];
+    if ((uint64_t)x <= budget)
+      continue;
+    double over = (double)((uint64_t)x - budget);
+    double before = prefix[k] * 1e-6, after = total - before;
+    double out = d2h > 0 ? over / d2h : 0, in = h2d > 0 ? over / h2d : 0;
+    double t = (before > out ? before : out) + (after > in ? after : in);
+    if (t > ir->time_bound_s)
+      ir->time_bound_s = t;
+  }
+  free(diff);
+  return SFC_OK;
+}
+
+/* ---- the IR the choice describes ----------------------------------------------- */
+
+/* Counting sort of the pairs (step, swap) by step: at[k] .. at[k + 1] in list. */
+static uint32_t *group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
+                               uint32_t **out_list) {
+  uint32_t *at = calloc((size_t)steps + 2, sizeof *at);
+  uint32_t *list = malloc(((size_t)n + 1) * sizeof *list);
+  if (!at || !list) {
+    free(at);
+    free(list);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    at[pairs[i][0] + 1]++;
+  for (uint32_t k = 0; k < steps; k++)
+    at[k + 1] += at[k];
+  for (uint32_t i = 0; i < n; i++)
+    list[at[pairs[i][0]]++] = pairs[i][1];
+  for (uint32_t k = steps; k > 0; k--)
+    at[k] = at[k - 1];
+  at[0] = 0;
+  *out_list = list;
+  return at;
+}
+
+/* Rewrites blocks, swaps and deps from the chosen gaps (in (tensor, use) order):
+ *   swap-out: issued before u0 + 1, waits for step u0; step w_out waits for it;
+ *   swap-in:  issued before r_in, waits for step r_in - 1, for the swap-out that
+ *             wrote its host copy and for every swap-out step r_in waits for (their
+ *             blocks ended at r_in - 1, so the destination may reuse their bytes);
+ *             step u1 waits for it. */
+static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n_chosen,
+                                  sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  uint32_t n_swapped = 0, n = ir->n_steps;
+  for (uint32_t i = 0; i < n_chosen; i++)
+    n_swapped += i == 0 || s->gaps[chosen[i]].tensor != s->gaps[chosen[i - 1]].tensor;
+  uint64_t nb = (uint64_t)ir->n_blocks + n_chosen + n_swapped;
+  sfc_block_t *blocks = sfc_pool_calloc(&ir->pool, nb, sizeof *blocks);
+  sfc_swap_t *swaps = sfc_pool_calloc(&ir->pool, 2 * (size_t)n_chosen + 1, sizeof *swaps);
+  uint32_t(*waits)[2] = malloc((2 * (size_t)n_chosen + 1) * sizeof *waits);  /* (step, swap) */
+  uint32_t *writer = malloc((2 * (size_t)n_chosen + 1) * sizeof *writer);    /* swap-in's host */
+  uint32_t *first = calloc((size_t)ir->graph->n_tensors + 1, sizeof *first); /* chosen[] run */
+  uint32_t *out_list = NULL, *out_at = NULL, *step_list = NULL, *step_at = NULL;
+  sfc_dep_t *deps = NULL;
+  sfc_status_t st = SFC_OK;
+  if (!blocks || !swaps || !waits || !writer || !first) {
+    st = oom(err);
+    goto done;
+  }
+  for (uint32_t t = 0; t <= ir->graph->n_tensors; t++)
+    first[t] = NONE;
+  for (uint32_t i = n_chosen; i-- > 0;)
+    first[s->gaps[chosen[i]].tensor] = i;
+  uint32_t b_out = 0, n_sw = 0, n_out = 0, host_at = (uint32_t)(nb - n_swapped);
+  uint64_t out_bytes = 0, in_bytes = 0;
+  for (uint32_t b = 0; b < ir->n_blocks; b++) {
+    const sfc_block_t *x = &ir->blocks[b];
+    uint32_t c = x->arena == SFC_ARENA_DEVICE ? first[x->tensor] : NONE;
+    if (c == NONE || s->blk[x->tensor] != b) {
+      blocks[b_out++] = *x;
+      continue;
+    }
+    uint32_t t = x->tensor, host = host_at++, last_out = NONE;
+    uint64_t tb = ir->graph->tensors[t].bytes;
+    blocks[host] = (sfc_block_t){.tensor = t,
+                                 .first_step = s->gaps[chosen[c]].u0 + 1,
+                                 .box = NONE,
+                                 .arena = SFC_ARENA_HOST,
+                                 .bytes = x->bytes};
+    uint32_t cur = b_out++;
+    blocks[cur] = *x;
+    for (uint32_t i = c; i < n_chosen && s->gaps[chosen[i]].tensor == t; i++) {
+      const gap_t *g = &s->gaps[chosen[i]];
+      blocks[cur].last_step = g->need ? g->w_out - 1 : g->u0;
+      if (g->need) {
+        swaps[n_sw] = (sfc_swap_t){.tensor = t,
+                                   .device_block = cur,
+                                   .host_block = host,
+                                   .issue_step = g->u0 + 1,
+                                   .direction = SFC_SWAP_OUT};
+        waits[n_out][0] = g->w_out;
+        waits[n_out++][1] = n_sw;
+        last_out = n_sw++;
+        out_bytes += tb;
+      }
+      uint32_t next = b_out++;
+      blocks[next] = *x;
+      blocks[next].first_step = g->r_in;
+      blocks[next].last_step = x->last_step;
+      blocks[next].flags |= SFC_BLOCK_SWAPPED_IN;
+      swaps[n_sw] = (sfc_swap_t){.tensor = t,
+                                 .device_block = next,
+                                 .host_block = host,
+                                 .issue_step = g->r_in,
+                                 .direction = SFC_SWAP_IN};
+      writer[n_sw++] = last_out;
+      in_bytes += tb;
+      blocks[host].last_step = g->u1;
+      cur = next;
+    }
+  }
+  /* the swap-outs each step waits for; then every dependency, swaps' first */
+  out_at = group_by_step((const uint32_t(*)[2])waits, n_out, n, &out_list);
+  if (!out_at) {
+    st = oom(err);
+    goto done;
+  }
+  uint64_t n_deps = n_sw + (uint64_t)n_out; /* swaps: step + writer; steps: outs + ins */
+  for (uint32_t i = 0; i < n_sw; i++)
+    if (swaps[i].direction == SFC_SWAP_IN)
+      n_deps += 2 + out_at[swaps[i].issue_step + 1] - out_at[swaps[i].issue_step];
+  if (n_deps > SFC_PLAN_MAX_RECORDS) {
+    st = sfc_error_set(err, SFC_ERR_LIMIT, "%llu swap dependencies exceed the plan limit",
+                       (unsigned long long)n_deps);
+    goto done;
+  }
+  deps = sfc_pool_calloc(&ir->pool, n_deps + 1, sizeof *deps);
+  if (!deps) {
+    st = oom(err);
+    goto done;
+  }
+  uint32_t at = 0, n_wait = n_out;
+  for (uint32_t i = 0; i < n_sw; i++) {
+    sfc_swap_t *w = &swaps[i];
+    w->dep_begin = at;
+    if (w->direction == SFC_SWAP_OUT) {
+      deps[at++] = (sfc_dep_t){SFC_NODE_STEP, w->issue_step - 1};
+    } else {
+      uint32_t r = w->issue_step;
+      deps[at++] = (sfc_dep_t){SFC_NODE_STEP, r - 1};
+      deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, writer[i]};
+      for (uint32_t j = out_at[r]; j < out_at[r + 1]; j++)
+        deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, out_list[j]};
+    }
+    w->dep_count = at - w->dep_begin;
+  }
+  /* steps: the swap-outs they wait for, then the swap-ins their reads wait for */
+  for (uint32_t i = 0, k = 0; i < n_chosen; i++) {
+    const gap_t *g = &s->gaps[chosen[i]];
+    while (k < n_sw && swaps[k].direction != SFC_SWAP_IN)
+      k++;
+    waits[n_wait][0] = g->u1; /* the swap-ins come in chosen order */
+    waits[n_wait++][1] = k++;
+  }
+  step_at = group_by_step((const uint32_t(*)[2])waits, n_wait, n, &step_list);
+  if (!step_at) {
+    st = oom(err);
+    goto done;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    ir->steps[k].dep_begin = at;
+    ir->steps[k].dep_count = step_at[k + 1] - step_at[k];
+    for (uint32_t j = step_at[k]; j < step_at[k + 1]; j++)
+      deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, step_list[j]};
+  }
+  ir->blocks = blocks;
+  ir->n_blocks = (uint32_t)nb;
+  ir->swaps = swaps;
+  ir->n_swaps = n_sw;
+  ir->deps = deps;
+  ir->n_deps = at;
+  ir->swapped_tensors = n_swapped;
+  ir->swap_out_bytes = out_bytes;
+  ir->swap_in_bytes = in_bytes;
+done:
+  free(waits);
+  free(writer);
+  free(first);
+  free(out_list);
+  free(out_at);
+  free(step_list);
+  free(step_at);
+  return st;
+}
+
+/* ---- the pass ------------------------------------------------------------------ */
+
+static void sched_free(sched_t *s) {
+  free(s->prefix);
+  free(s->blk);
+  free(s->write_pre);
+  free(s->gaps);
+  free(s->items);
+  free(s->live.t);
+  free(s->live.d);
+  sfc_oset_deinit(&s->chosen);
+}
+
+/* Live device bytes per step, the floor and its parts, the tensors' blocks. */
+static sfc_status_t measure(sched_t *s, int64_t *live, sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  uint32_t n = s->n;
+  int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
+  if (!diff)
+    return oom(err);
+  for (uint32_t b = 0; b < ir->n_blocks; b++) {
+    const sfc_block_t *x = &ir->blocks[b];
+    if (x->arena == SFC_ARENA_DEVICE)
+      sfc_sweep_add(diff, x->first_step, x->last_step, x->bytes);
+  }
+  sfc_sweep_peak(diff, n, (uint64_t *)live);
+  memset(diff, 0, ((size_t)n + 1) * sizeof *diff);
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    sfc_sweep_add(diff, s->gaps[i].u0 + 1, s->gaps[i].u1 - 1, s->gaps[i].bytes);
+  int64_t x = 0, best = -1;
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    x += diff[k];
+    if (live[k] - x > best) {
+      best = live[k] - x;
+      at = k;
+    }
+  }
+  free(diff);
+  ir->schedule_floor = (uint64_t)(best < 0 ? 0 : best);
+  ir->schedule_floor_step = at;
+  uint64_t persistent = 0, operands = 0;
+  for (uint32_t b = 0; b < ir->n_blocks; b++)
+    if (ir->blocks[b].arena == SFC_ARENA_DEVICE && (ir->blocks[b].flags & SFC_BLOCK_PERSISTENT))
+      persistent += ir->blocks[b].bytes;
+  const sfc_step_t *st = &ir->steps[at];
+  for (uint32_t k = 0; k < st->use_count; k++) {
+    uint32_t t = ir->uses[st->use_begin + k].tensor, b = s->blk[t];
+    bool seen = false;
+    for (uint32_t j = 0; j < k; j++)
+      seen = seen || ir->uses[st->use_begin + j].tensor == t;
+    if (!seen && b != NONE && !(ir->blocks[b].flags & SFC_BLOCK_PERSISTENT))
+      operands += ir->blocks[b].bytes;
+  }
+  ir->schedule_floor_persistent = persistent;
+  ir->schedule_floor_operands = operands;
+  return SFC_OK;
+}
+
+/* The tensors' gaps of 2 steps or more, with their copy times placed. */
+static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  uint32_t nt = ir->graph->n_tensors, nus = 0;
+  for (uint32_t t = 0; t < nt; t++)
+    nus += ir->live[t].use_count;
+  s->blk = malloc(((size_t)nt + 1) * sizeof *s->blk);
+  s->write_pre = calloc((size_t)nus + 1, sizeof *s->write_pre);
+  uint32_t *cur = calloc((size_t)nt + 1, sizeof *cur);
+  uint8_t *acc = calloc((size_t)nus + 1, 1); /* access bits of each (tensor, use step) */
+  if (!s->blk || !s->write_pre || !cur || !acc) {
+    free(cur);
+    free(acc);
+    return oom(err);
+  }
+  for (uint32_t t = 0; t < nt; t++)
+    s->blk[t] = NONE;
+  for (uint32_t b = 0; b < ir->n_blocks; b++)
+    if (ir->blocks[b].arena == SFC_ARENA_DEVICE && s->blk[ir->blocks[b].tensor] == NONE)
+      s->blk[ir->blocks[b].tensor] = b;
+  /* write_pre[j + 1] - write_pre[j]: the use step use_steps[j] of its tensor writes */
+  for (uint32_t k = 0; k < s->n; k++) {
+    const sfc_step_t *st = &ir->steps[k];
+    for (uint32_t i = 0; i < st->use_count; i++) {
+      const sfc_use_t *u = &ir->uses[st->use_begin + i];
+      const sfc_live_t *l = &ir->live[u->tensor];
+      while (ir->use_steps[l->use_begin + cur[u->tensor]] < k)
+        cur[u->tensor]++;
+      acc[l->use_begin + cur[u->tensor]] |= u->access;
+    }
+  }
+  free(cur);
+  for (uint32_t j = 0; j < nus; j++)
+    s->write_pre[j + 1] = s->write_pre[j] + ((acc[j] & SFC_ACCESS_WRITE) != 0);
+  uint32_t n_gaps = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t t = 0; t < nt; t++) {
+      uint32_t b = s->blk[t];
+      if (b == NONE || !is_candidate(ir, &ir->blocks[b]))
+        continue;
+      const sfc_live_t *l = &ir->live[t];
+      if (l->use_count == 0 || !(acc[l->use_begin] & SFC_ACCESS_WRITE))
+        continue; /* no producer to make the first host copy from */
+      for (uint32_t i = 0; i + 1 < l->use_count; i++) {
+        uint32_t u0 = ir->use_steps[l->use_begin + i], u1 = ir->use_steps[l->use_begin + i + 1];
+        /* at least one absent step; and u1 reads what comes back (a step that only
+         * writes the tensor again needs no copy: that value is dead, not swapped) */
+        if (u1 - u0 < 2 || !(acc[l->use_begin + i + 1] & SFC_ACCESS_READ))
+          continue;
+        if (pass == 1) {
+          gap_t *g = &s->gaps[n_gaps];
+          *g = (gap_t){.tensor = t, .use = i, .u0 = u0, .u1 = u1, .bytes = ir->blocks[b].bytes};
+          place_copies(s, g);
+        }
+        n_gaps++;
+      }
+    }
+    if (pass == 0) {
+      s->gaps = malloc(((size_t)n_gaps + 1) * sizeof *s->gaps);
+      s->items = malloc(((size_t)3 * n_gaps + 1) * sizeof *s->items);
+      if (!s->gaps || !s->items) {
+        free(acc);
+        return oom(err);
+      }
+      n_gaps = 0;
+    }
+  }
+  s->n_gaps = n_gaps;
+  free(acc);
+  return SFC_OK;
+}
+
+static void reset_schedule(sfc_ir_t *ir) {
+  ir->swaps = NULL;
+  ir->deps = NULL;
+  ir->n_swaps = ir->n_deps = ir->swapped_tensors = 0;
+  ir->swap_out_bytes = ir->swap_in_bytes = 0;
+  ir->schedule_floor = ir->schedule_floor_persistent = ir->schedule_floor_operands = 0;
+  ir->schedule_floor_step = 0;
+  ir->schedule_infeasible = false;
+  ir->schedule_prefetched = false;
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    ir->steps[k].dep_begin = ir->steps[k].dep_count = 0;
+}
+
+/* The live-bytes tree from live[0 .. n). */
+static bool build_live(sched_t *s, const int64_t *live) {
+  uint32_t p = 1;
+  while (p < s->n)
+    p <<= 1;
+  s->live.p = p;
+  s->live.t = calloc(2 * (size_t)p, sizeof *s->live.t);
+  s->live.d = calloc((size_t)p, sizeof *s->live.d);
+  if (!s->live.t || !s->live.d)
+    return false;
+  for (uint32_t x = 0; x < p; x++)
+    s->live.t[p + x] = x < s->n ? live[x] : INT64_MIN / 4;
+  for (uint32_t x = p - 1; x >= 1; x--)
+    s->live.t[x] =
+        s->live.t[2 * x] > s->live.t[2 * x + 1] ? s->live.t[2 * x] : s->live.t[2 * x + 1];
+  return true;
+}
+
+/* Each gap's items (its time-aware interval: hidden or split; and the two widenings),
+ * ranked, and the two trees: hidden intervals in ta, everything else in tb. */
+static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    gap_t *g = &s->gaps[i];
+    for (int k = 0; k < 4; k++)
+      g->item[k] = NONE;
+    uint32_t lo = g->w_t, hi = g->r_t - 1;
+    int kind = g->hideable ? ITEM_HIDDEN : ITEM_SPLIT;
+    g->item[kind] = add_item(s, i, kind, lo, hi);
+    g->item[ITEM_LEFT] = add_item(s, i, ITEM_LEFT, g->u0 + 1, lo - 1);
+    g->item[ITEM_RIGHT] = add_item(s, i, ITEM_RIGHT, hi + 1, g->u1 - 1);
+  }
+  item_key_t *keys = malloc(((size_t)s->n_items + 1) * sizeof *keys);
+  uint32_t *order = malloc(((size_t)s->n_items + 1) * 2 * sizeof *order);
+  bool ok = keys && order;
+  if (ok) {
+    for (uint32_t i = 0; i < s->n_items; i++) {
+      const item_t *it = &s->items[i];
+      const gap_t *g = &s->gaps[it->gap];
+      uint64_t len = g->u1 - g->u0; /* bytes x gap length: saturates past 2^64 */
+      uint64_t area = g->bytes > UINT64_MAX / len ? UINT64_MAX : g->bytes * len;
+      keys[i] = (item_key_t){area, it->hi - it->lo, it->gap, it->kind, i};
+    }
+    qsort(keys, s->n_items, sizeof *keys, cmp_item_key);
+    uint32_t na = 0, nb = 0, *order_b = order + s->n_items + 1;
+    for (uint32_t r = 0; r < s->n_items; r++) {
+      uint32_t i = keys[r].id;
+      s->items[i].rank = r;
+      if (s->items[i].kind == ITEM_HIDDEN)
+        order[na++] = i;
+      else
+        order_b[nb++] = i;
+    }
+    ok = stab_build(ta, s->live.p, s->items, order, na) &&
+         stab_build(tb, s->live.p, s->items, order_b, nb);
+  }
+  free(keys);
+  free(order);
+  return ok;
+}
+
+/* The loop of the file comment, then the pruning; ends with every step <= target. */
+static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t target,
+                                sfc_error_t *err) {
+  uint32_t n_seq = 0;
+  while (s->live.t[1] > target) {
+    uint32_t k = mt_argmax(&s->live);
+    uint32_t i = stab_query(ta, s->items, k);
+    if (i == NONE)
+      i = stab_query(tb, s->items, k);
+    if (i == NONE) /* the floor says this cannot happen */
+      return sfc_error_set(err, SFC_ERR_INTERNAL,
+                           "schedule: nothing can leave step %u (%lld bytes live, floor %llu)", k,
+                           (long long)mt_get(&s->live, k),
+                           (unsigned long long)s->ir->schedule_floor);
+    apply_item(s, i);
+    gap_t *g = &s->gaps[s->items[i].gap];
+    if (!g->seq)
+      g->seq = ++n_seq;
+  }
+  uint32_t *by_seq = malloc(((size_t)n_seq + 1) * sizeof *by_seq);
+  if (!by_seq)
+    return oom(err);
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    if (s->gaps[i].chosen)
+      by_seq[s->gaps[i].seq - 1] = i;
+  for (uint32_t a = n_seq; a-- > 0;)
+    unchoose(s, by_seq[a], target);
+  free(by_seq);
+  if (!s->ir->schedule_no_prefetch)
+    s->ir->schedule_prefetched = prefetch(s, target);
+  return SFC_OK;
+}
+
+sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
+  reset_schedule(ir);
+  sched_t s = {.ir = ir, .n = ir->n_steps};
+  s.prefix = malloc(((size_t)s.n + 1) * sizeof *s.prefix);
+  if (!s.prefix)
+    return oom(err);
+  s.prefix[0] = 0;
+  for (uint32_t k = 0; k < s.n; k++)
+    s.prefix[k + 1] = s.prefix[k] + (ir->steps[k].time_us > 0 ? ir->steps[k].time_us : 0);
+  uint64_t budget = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
+  if (ir->config->scheduler.policy != SFC_SCHED_WINDOW || budget == 0 ||
+      ir->lower_bound <= budget) {
+    sfc_status_t st = time_bound(ir, s.prefix, ir->config->budget_bytes, err);
+    free(s.prefix);
+    return st;
+  }
+  sfc_status_t st = SFC_OK;
+
+  int64_t *live = calloc((size_t)s.n + 1, sizeof *live);
+  stab_t ta = {0}, tb = {0};
+  uint32_t *chosen = NULL;
+  if (!live) {
+    st = oom(err);
+    goto done;
+  }
+  st = find_gaps(&s, err);
+  if (st == SFC_OK && !sfc_oset_init(&s.chosen, s.n_gaps + 1))
+    st = oom(err);
+  if (st == SFC_OK)
+    st = measure(&s, live, err);
+  if (st == SFC_OK && (!build_live(&s, live) || !build_items(&s, &ta, &tb)))
+    st = oom(err);
+  if (st != SFC_OK)
+    goto done;
+  /* below the floor nothing reaches the budget: schedule for the floor (the plan
+   * closest to the budget) and say so; a fragmentation round may ask for less than
+   * the user's budget, and then gets the floor too */
+  ir->schedule_infeasible = ir->config->budget_bytes < ir->schedule_floor;
+  st = select_gaps(&s, &ta, &tb,
+                   (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor), err);
+  chosen = malloc(((size_t)s.n_gaps + 1) * sizeof *chosen);
+  if (st == SFC_OK && !chosen)
+    st = oom(err);
+  if (st == SFC_OK) { /* in (tensor, use) order: the gaps were made in that order */
+    uint32_t n_chosen = 0;
+    for (uint32_t i = 0; i < s.n_gaps; i++)
+      if (s.gaps[i].chosen)
+        chosen[n_chosen++] = i;
+    st = emit_schedule(&s, chosen, n_chosen, err);
+  }
+  if (st == SFC_OK) { /* the lower bound of the device blocks as they are now */
+    memset(live, 0, ((size_t)s.n + 1) * sizeof *live);
+    for (uint32_t b = 0; b < ir->n_blocks; b++)
+      if (ir->blocks[b].arena == SFC_ARENA_DEVICE)
+        sfc_sweep_add(live, ir->blocks[b].first_step, ir->blocks[b].last_step, ir->blocks[b].bytes);
+    ir->lower_bound = sfc_sweep_peak(live, s.n, NULL);
+  }
+  if (st == SFC_OK) /* below the floor: the bound of the floor the plan was made for */
+    st = time_bound(ir, s.prefix,
+                    ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes, err);
+done:
+  stab_free(&ta);
+  stab_free(&tb);
+  free(chosen);
+  free(live);
+  sched_free(&s);
+  return st;
+}

@@ -40,8 +40,8 @@ static const char help[] =
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
     "                      without it nothing is written\n"
-    "      --dump-after P  print the IR after pass P (steps, liveness, blocks, pack, plan,\n"
-    "                      verify) or after every pass (all), on stderr\n"
+    "      --dump-after P  print the IR after pass P (steps, liveness, blocks, schedule,\n"
+    "                      pack, plan, verify, predict) or after every pass (all), on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
     "  -q, --quiet         no summary on stdout\n"
     "      --json          the summary as one JSON object on stdout (for scripts)\n"
@@ -119,12 +119,13 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "ops", g->n_ops);
   ok = ok && cJSON_AddNumberToObject(o, "tensors", g->n_file_tensors);
   ok = ok && cJSON_AddNumberToObject(o, "steps", ir->n_steps);
-  ok = ok && cJSON_AddNumberToObject(o, "blocks", ir->n_blocks);
+  ok = ok && cJSON_AddNumberToObject(o, "blocks", ir->plan.block_count);
   ok = ok && cJSON_AddStringToObject(o, "profile", cfg->device.name);
   char from[128];
-  ok = ok && cJSON_AddStringToObject(
-                 o, "times_from",
-                 sfc_times_from(g->device, sfc_graph_measured_ops(g), g->n_ops, from, sizeof from));
+  ok = ok &&
+       cJSON_AddStringToObject(o, "times_from",
+                               sfc_times_from(g->device, sfc_graph_measured_ops(g), g->n_ops,
+                                              sfc_ir_times_modelled_for(ir), from, sizeof from));
   ok = ok && cJSON_AddNumberToObject(o, "budget_bytes", (double)cfg->budget_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "in_core_peak_bytes", (double)ir->in_core_peak);
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
@@ -135,6 +136,16 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddStringToObject(o, "packer", ir->packer_name ? ir->packer_name : "");
   ok = ok && cJSON_AddBoolToObject(o, "packing_optimal", ir->packing_optimal);
   ok = ok && cJSON_AddBoolToObject(o, "fits_budget", ir->fits_budget);
+  ok = ok && cJSON_AddNumberToObject(o, "swaps", ir->n_swaps);
+  ok = ok && cJSON_AddNumberToObject(o, "swap_out_bytes", (double)ir->swap_out_bytes);
+  ok = ok && cJSON_AddNumberToObject(o, "swap_in_bytes", (double)ir->swap_in_bytes);
+  ok = ok && cJSON_AddNumberToObject(o, "predicted_iteration_s", ir->predicted_iteration_s);
+  ok = ok && cJSON_AddNumberToObject(o, "stall_s", ir->stall_s);
+  ok = ok && cJSON_AddNumberToObject(o, "in_core_iteration_s", ir->compute_s);
+  ok = ok && cJSON_AddNumberToObject(o, "lower_bound_iteration_s", ir->time_bound_s);
+  ok = ok && (ir->schedule_infeasible ? cJSON_AddNumberToObject(o, "min_budget_bytes",
+                                                                (double)ir->schedule_floor) != NULL
+                                      : cJSON_AddNullToObject(o, "min_budget_bytes") != NULL);
   ok = ok && cJSON_AddNumberToObject(o, "compile_ms", seconds * 1e3);
   ok = ok && (plan ? cJSON_AddStringToObject(o, "plan", plan) != NULL
                    : cJSON_AddNullToObject(o, "plan") != NULL);
@@ -207,7 +218,21 @@ static int run(int argc, char **argv) {
   else if (st == SFC_OK && !a.quiet)
     sfc_report_compile(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes, stdout);
   bool fits = ir.fits_budget;
-  if (st == SFC_OK && !fits) {
+  if (st == SFC_OK && !fits && ir.schedule_infeasible) { /* no schedule reaches the budget */
+    char need[32], have[32], pers[32], ops[32], rest[32], op[SFC_NAME_SHOWN_BYTES];
+    uint64_t floor = ir.schedule_floor;
+    uint64_t kept = ir.schedule_floor_persistent + ir.schedule_floor_operands;
+    fprintf(stderr,
+            "sfc: %s: no schedule fits %s: at least %s stays on the device at step %u "
+            "(\"%s\": %s persistent, %s of the step's operands, %s in flight or unswappable); "
+            "a smaller --batch could fit\n",
+            a.graph, sfc_format_size(cfg.budget_bytes, have, sizeof have),
+            sfc_format_size(floor, need, sizeof need), ir.schedule_floor_step,
+            sfc_name_shown(graph->ops[ir.steps[ir.schedule_floor_step].op].name, op),
+            sfc_format_size(ir.schedule_floor_persistent, pers, sizeof pers),
+            sfc_format_size(ir.schedule_floor_operands, ops, sizeof ops),
+            sfc_format_size(floor > kept ? floor - kept : 0, rest, sizeof rest));
+  } else if (st == SFC_OK && !fits) {
     char need[32], have[32];
     fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,
             sfc_format_size(ir.arena_bytes, need, sizeof need),

@@ -18,6 +18,7 @@
 #include "cli_config.h"
 #include "report.h"
 #include "sfcrt.h"
+#include "time_model.h"
 #include "units.h"
 
 static const char simulate_help[] =
@@ -31,7 +32,8 @@ static const char simulate_help[] =
     "compiled for) unless -c or --profile is given; then that device's link is used and\n"
     "its peak FLOP/s times ops without a measured time (otherwise such ops take 0).\n"
     "'op times' says where the op times come from: measured on the graph's device\n"
-    "(e.g. 'cpu (measured)'), which sfc does not convert to the profile's yet.\n"
+    "(e.g. 'a100-pcie4 (measured)'), or modelled for the plan's profile when the graph\n"
+    "was recorded elsewhere (e.g. 'v100-nvlink2 (modelled: roofline)').\n"
     "--json prints one object: predicted_iteration_us, compute_us, stall_us, stalls,\n"
     "h2d_busy_us, d2h_busy_us, h2d_utilisation, d2h_utilisation, swaps_in, swaps_out,\n"
     "bytes_swapped_in, bytes_swapped_out, steps, times_from,\n"
@@ -61,15 +63,18 @@ static bool report_finite(const sim_report_t *r) {
   return ok;
 }
 
-/* Where the plan's op times come from: the plan's META times_device, matched against
- * the profile the link comes from. */
+/* Where the plan's op times come from: the plan's META times_device, or the device
+ * time model of the profile it was compiled for when its step times are modelled
+ * (time_model.h), matched against the profile the link comes from. */
 static void times_source(const sfc_plan_view_t *v, const char *profile, sim_report_t *r) {
   uint32_t measured = 0;
   for (uint32_t i = 0; i < v->op_count; i++)
     measured += v->ops[i].time_us >= 0 && isfinite(v->ops[i].time_us);
   const char *device = sfc_plan_string(v, v->meta.times_device);
-  sfc_times_from(device, measured, v->op_count, r->times_from, sizeof r->times_from);
-  sfc_times_note(device, measured, profile, r->times_note, sizeof r->times_note);
+  const char *modelled =
+      sfc_plan_times_modelled(v) ? sfc_plan_string(v, v->meta.profile_name) : NULL;
+  sfc_times_from(device, measured, v->op_count, modelled, r->times_from, sizeof r->times_from);
+  sfc_times_note(device, measured, modelled, profile, r->times_note, sizeof r->times_note);
 }
 
 /* s as the body of a JSON string. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "time_model.h"
 #include "units.h"
 
 static void line_bytes(FILE *out, const char *label, uint64_t bytes) {
@@ -16,29 +17,54 @@ static void line_bytes(FILE *out, const char *label, uint64_t bytes) {
 
 #define SHOWN_DEVICE_CHARS 60 /* a device name in times_from is cut after this many */
 
-const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops, char *buf,
-                           size_t buf_bytes) {
+const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops,
+                           const char *modelled_for, char *buf, size_t buf_bytes) {
   char shown[SFC_NAME_SHOWN_BYTES];
   const char *dev = device && *device ? sfc_name_shown(device, shown) : "unknown device";
-  if (measured == 0)
+  bool on_device = modelled_for && sfc_time_device_matches(device, modelled_for);
+  if (modelled_for && (!on_device || measured == 0)) {
+    char name[SFC_NAME_SHOWN_BYTES];
+    snprintf(buf, buf_bytes, "%.*s (modelled: " SFC_TIME_MODEL_NAME ")", SHOWN_DEVICE_CHARS,
+             sfc_name_shown(modelled_for, name));
+  } else if (measured == 0) {
     snprintf(buf, buf_bytes, "none");
-  else if (measured < ops)
-    snprintf(buf, buf_bytes, "%.*s (measured, %u of %u ops)", SHOWN_DEVICE_CHARS, dev, measured,
-             ops);
-  else
+  } else if (measured < ops) {
+    snprintf(buf, buf_bytes, "%.*s (measured, %u of %u ops%s)", SHOWN_DEVICE_CHARS, dev, measured,
+             ops, modelled_for ? "; the rest modelled: " SFC_TIME_MODEL_NAME : "");
+  } else {
     snprintf(buf, buf_bytes, "%.*s (measured)", SHOWN_DEVICE_CHARS, dev);
+  }
   return buf;
 }
 
-const char *sfc_times_note(const char *device, uint32_t measured, const char *profile, char *buf,
-                           size_t buf_bytes) {
-  if (measured == 0 || (device && profile && strcmp(device, profile) == 0))
-    snprintf(buf, buf_bytes, "%s", "");
-  else if (!device || !*device)
+const char *sfc_times_note(const char *device, uint32_t measured, const char *modelled_for,
+                           const char *profile, char *buf, size_t buf_bytes) {
+  char shown[SFC_NAME_SHOWN_BYTES];
+  buf[0] = '\0';
+  if (!profile || !*profile)
+    return buf;
+  if (modelled_for) {
+    if (strcmp(modelled_for, profile) != 0)
+      snprintf(buf, buf_bytes, ", not %s times (modelled for %s)", profile,
+               sfc_name_shown(modelled_for, shown));
+  } else if (measured == 0 || sfc_time_device_matches(device, profile) ||
+             (device && strcmp(device, profile) == 0)) {
+    /* measured on the profile's device, or nothing measured: nothing to say */
+  } else if (!device || !*device) {
     snprintf(buf, buf_bytes, ", maybe not %s times (the graph does not name its device)", profile);
-  else
-    snprintf(buf, buf_bytes, ", not %s times (no device time model yet)", profile);
+  } else {
+    snprintf(buf, buf_bytes, ", not %s times (measured on another device)", profile);
+  }
   return buf;
+}
+
+const char *sfc_ir_times_modelled_for(const sfc_ir_t *ir) {
+  const sfc_profile_t *p = &ir->config->device;
+  if (!sfc_time_model_ready(p))
+    return NULL;
+  if (!sfc_time_device_matches(ir->graph->device, p->name))
+    return p->name;
+  return sfc_graph_measured_ops(ir->graph) < ir->graph->n_ops ? p->name : NULL;
 }
 
 uint32_t sfc_graph_measured_ops(const sfc_graph_t *g) {
@@ -58,7 +84,7 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
           *g->name ? sfc_name_shown(g->name, name) : "(unnamed)", g->n_ops, g->n_file_tensors,
           sfc_name_shown(cfg->device.name, profile));
   fprintf(out, "  %-18s %12u\n", "steps", ir->n_steps);
-  fprintf(out, "  %-18s %12u\n", "device blocks", ir->n_blocks);
+  fprintf(out, "  %-18s %12u\n", "device blocks", ir->plan.block_count);
   line_bytes(out, "in-core peak", ir->in_core_peak);
   line_bytes(out, "lower bound", ir->lower_bound);
   line_bytes(out, "packed arena", ir->arena_bytes);
@@ -73,10 +99,24 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
             sfc_format_size(cfg->budget_bytes, h, sizeof h),
             sfc_format_size(ir->arena_bytes - cfg->budget_bytes, more, sizeof more));
   }
+  if (ir->n_swaps) { /* the schedule pass's swaps: count, tensors, one iteration's traffic */
+    char o[32], i[32];
+    fprintf(out, "  %-18s %12u  (%u tensors; %s out, %s in)\n", "swaps", ir->n_swaps,
+            ir->swapped_tensors, sfc_format_size(ir->swap_out_bytes, o, sizeof o),
+            sfc_format_size(ir->swap_in_bytes, i, sizeof i));
+  }
+  if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */
+    fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)\n", "iteration",
+            ir->predicted_iteration_s * 1e3, ir->stall_s * 1e3);
+    fprintf(out, "  %-18s %12.3f ms  in-core %.3f ms; predicted/bound %.4f\n", "time bound",
+            ir->time_bound_s * 1e3, ir->compute_s * 1e3,
+            ir->time_bound_s > 0 ? ir->predicted_iteration_s / ir->time_bound_s : 1.0);
+  }
   uint32_t measured = sfc_graph_measured_ops(g);
+  const char *modelled_for = sfc_ir_times_modelled_for(ir);
   fprintf(out, "  %-18s %s%s\n", "op times",
-          sfc_times_from(g->device, measured, g->n_ops, from, sizeof from),
-          sfc_times_note(g->device, measured, cfg->device.name, note, sizeof note));
+          sfc_times_from(g->device, measured, g->n_ops, modelled_for, from, sizeof from),
+          sfc_times_note(g->device, measured, modelled_for, cfg->device.name, note, sizeof note));
   fprintf(out, "  %-18s %12.3f ms\n", "compile time", seconds * 1e3);
   if (plan_path)
     fprintf(out, "  %-18s %12s  %s\n", "plan", sfc_format_size(plan_bytes, h, sizeof h), plan_path);
@@ -132,6 +172,19 @@ void sfc_report_dump_ir(const sfc_ir_t *ir, const char *after_pass, FILE *out) {
       fprintf(out, "  block %u tensor %u [%u, %u] %" PRIu64 " B at %" PRIu64 " %s%s\n", b,
               x->tensor, x->first_step, x->last_step, x->bytes, x->offset,
               x->arena == SFC_ARENA_HOST ? "host" : "device", x->placed ? " pre-placed" : "");
+    }
+  }
+  if (ir->n_swaps) { /* the schedule pass's copies, in the order it made them */
+    fprintf(out, "swaps %u\n", ir->n_swaps);
+    for (uint32_t i = 0; i < ir->n_swaps; i++) {
+      const sfc_swap_t *w = &ir->swaps[i];
+      fprintf(out, "  swap %u %s tensor %u block %u host %u before step %u waits", i,
+              w->direction == SFC_SWAP_IN ? "in" : "out", w->tensor, w->device_block, w->host_block,
+              w->issue_step);
+      for (uint32_t j = 0; j < w->dep_count; j++)
+        fprintf(out, " %s%u", ir->deps[w->dep_begin + j].kind == SFC_NODE_STEP ? "step " : "swap ",
+                ir->deps[w->dep_begin + j].index);
+      fputc('\n', out);
     }
   }
 }

@@ -9,19 +9,30 @@
 #include "ir.h"
 
 /* Where the op times of a prediction come from, as `sfc compile` and `sfc simulate`
- * print it (and as "times_from" in --json): "none" when no op has a measured time;
- * "DEVICE (measured)" when every op has one, "DEVICE (measured, K of N ops)" when
- * only K of the N ops have one, where DEVICE is the graph's `device` field (the plan's
- * META times_device), or "unknown device" when it records none. Returns buf. */
-const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops, char *buf,
-                           size_t buf_bytes);
+ * print it (and as "times_from" in --json). modelled_for is the profile whose device
+ * time model (time_model.h) gave some of the step times, or NULL when none did:
+ *   - "PROFILE (modelled: roofline)": modelled_for, and the graph's device is not that
+ *     profile's (or no op has a measured time);
+ *   - "DEVICE (measured, K of N ops; the rest modelled: roofline)": recorded on the
+ *     profile's device, K of the N ops timed, the rest modelled;
+ *   - with modelled_for NULL: "none" when no op has a measured time, "DEVICE (measured)"
+ *     when every op has one, "DEVICE (measured, K of N ops)" when only K of N do.
+ * DEVICE is the graph's `device` field (the plan's META times_device), or "unknown
+ * device" when it records none. Returns buf. */
+const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops,
+                           const char *modelled_for, char *buf, size_t buf_bytes);
 
-/* The note that follows times_from in a human summary when the measured times may not
- * be the profile's: ", not PROFILE times (no device time model yet)" for another
- * device, ", maybe not PROFILE times (...)" when the device is not recorded, and ""
- * when no op has a measured time or the device is named exactly PROFILE. Returns buf. */
-const char *sfc_times_note(const char *device, uint32_t measured, const char *profile, char *buf,
-                           size_t buf_bytes);
+/* The note that follows times_from in a human summary when the times may not be
+ * PROFILE's (the profile compiled or simulated for): with modelled_for, ", not PROFILE
+ * times (modelled for MODELLED_FOR)" when the two differ; without, ", not PROFILE times
+ * (measured on another device)" or ", maybe not PROFILE times (...)" when the device is
+ * not recorded; "" otherwise. Returns buf. */
+const char *sfc_times_note(const char *device, uint32_t measured, const char *modelled_for,
+                           const char *profile, char *buf, size_t buf_bytes);
+
+/* The profile whose time model gave some of ir's step times (its config's profile name),
+ * or NULL when every step time is the graph's measured one or unknown. */
+const char *sfc_ir_times_modelled_for(const sfc_ir_t *ir);
 
 /* The number of ops of g with a measured time (time_us >= 0). */
 uint32_t sfc_graph_measured_ops(const sfc_graph_t *g);

@@ -1,0 +1,483 @@
+/* test_schedule.c — the schedule pass (pass_schedule.c) on graphs built in code, with
+ * every swap, dependency, block and predicted time worked out by hand; the plan view's
+ * SWAPS order within one issue step; the floor of an infeasible budget; policy none
+ * and an in-core fit change nothing; the time lower bound; seeded random graphs at
+ * random budgets through the whole pipeline, each plan checked by the verifier (with
+ * its budget when it fits) and replayed on the sim device. */
+#include "check.h"
+#include "evaluate.h"
+#include "graph_build.h"
+#include "random_graph.h"
+#include "pipeline.h"
+#include "test_rand.h"
+#include "verify.h"
+
+static sfc_config_t make_config(uint64_t budget) {
+  sfc_config_t c;
+  sfc_config_defaults(&c); /* scheduler.policy window */
+  strcpy(c.device.name, "test");
+  c.device.alignment = 1;
+  c.budget_bytes = budget;
+  c.device.copy_latency_s = 0;
+  c.device.h2d_bytes_per_s = c.device.d2h_bytes_per_s = 1e7; /* 100 B per 10 us */
+  strcpy(c.packer.algorithm, "best-fit");
+  return c;
+}
+
+static sfc_status_t compile(sfc_ir_t *ir, sfc_graph_t *g, const sfc_config_t *cfg,
+                            sfc_error_t *err) {
+  sfc_ir_init(ir, g, cfg);
+  return sfc_compile_ir(ir, NULL, err);
+}
+
+/* Every op takes `us`, measured on the profile's device ("test"), so the steps take
+ * exactly that (time_model.h). */
+static void set_times(sfc_graph_t *g, double us) {
+  g->device = "test";
+  for (uint32_t o = 0; o < g->n_ops; o++)
+    g->ops[o].time_us = us;
+}
+
+/* The plan's swap i, dep j of a node. */
+#define SW(ir, i)  (&(ir).plan.swaps[i])
+#define DEP(ir, j) ((ir).plan.deps[j])
+
+static void check_dep(sfc_plan_dep_t d, uint32_t kind, uint32_t index) {
+  CHECK_EQ_U64(d.node_kind, kind);
+  CHECK_EQ_U64(d.index, index);
+}
+
+/* A 1000 B, read at 1 and again at 4; B, C, D small, E tiny; every op takes 0 us:
+ *   step  0 A     1 A B    2 A B C    3 A C D    4 A D E    5 E
+ *   live  1000    1100     1200       1200       1110       10
+ * Budget 1150 (alignment 1): A must be absent at 2 and 3. With no compute to hide
+ * copies behind, A's swap-out (issued before step 2) is waited for at once (w_out 2)
+ * and A comes back just before step 4 (r_in 4): absent 2..3; blocks [0, 1] and
+ * [4, 4], host [2, 4]. */
+static sfc_graph_t *one_gap_graph(void) {
+  sfc_graph_t *g = tg_new("one-gap");
+  uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 100, SFC_KIND_ACTIVATION);
+  uint32_t C = tg_tensor(g, "C", 100, SFC_KIND_ACTIVATION);
+  uint32_t D = tg_tensor(g, "D", 100, SFC_KIND_ACTIVATION);
+  uint32_t E = tg_tensor(g, "E", 10, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 1, &A, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &B, 1, &C);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &C, 1, &D);
+  uint32_t in4[] = {D, A};
+  tg_op(g, "op4", SFC_PHASE_FORWARD, 2, in4, 1, &E);
+  tg_op(g, "op5", SFC_PHASE_FORWARD, 1, &E, 0, NULL);
+  set_times(g, 0);
+  return g;
+}
+
+static void test_one_gap_no_time(void) {
+  sfc_graph_t *g = one_gap_graph();
+  sfc_config_t cfg = make_config(1150);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK(!ir.schedule_infeasible);
+  CHECK_EQ_U64(ir.in_core_peak, 1200);
+  CHECK_EQ_U64(ir.lower_bound, 1110); /* step 4 */
+  CHECK_EQ_U64(ir.n_swaps, 2);
+  CHECK_EQ_U64(ir.swapped_tensors, 1);
+  CHECK_EQ_U64(ir.swap_out_bytes, 1000);
+  CHECK_EQ_U64(ir.swap_in_bytes, 1000);
+  CHECK_EQ_U64(ir.schedule_floor, 1110);
+  CHECK_EQ_U64(ir.schedule_floor_step, 4);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(v->swap_count, 2);
+  CHECK_EQ_U64(v->host_block_count, 1);
+  /* out: before step 2, after step 1 (A's last use before the gap) */
+  CHECK_EQ_U64(SW(ir, 0)->direction, SFC_SWAP_OUT);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 2);
+  CHECK_EQ_U64(SW(ir, 0)->bytes, 1000);
+  CHECK_EQ_U64(SW(ir, 0)->dep_count, 1);
+  check_dep(DEP(ir, SW(ir, 0)->dep_begin), SFC_NODE_STEP, 1);
+  /* in: before step 4, after step 3 and the swap-out */
+  CHECK_EQ_U64(SW(ir, 1)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 4);
+  CHECK_EQ_U64(SW(ir, 1)->dep_count, 2);
+  check_dep(DEP(ir, SW(ir, 1)->dep_begin), SFC_NODE_STEP, 3);
+  check_dep(DEP(ir, SW(ir, 1)->dep_begin + 1), SFC_NODE_SWAP, 0);
+  /* step 2 waits for the swap-out, step 4 for the swap-in; no other step waits */
+  for (uint32_t k = 0; k < v->step_count; k++)
+    CHECK_EQ_U64(v->steps[k].dep_count, k == 2 || k == 4);
+  check_dep(DEP(ir, v->steps[2].dep_begin), SFC_NODE_SWAP, 0);
+  check_dep(DEP(ir, v->steps[4].dep_begin), SFC_NODE_SWAP, 1);
+  const sfc_plan_block_t *out = &v->blocks[SW(ir, 0)->device_block];
+  const sfc_plan_block_t *in = &v->blocks[SW(ir, 1)->device_block];
+  CHECK_EQ_U64(out->first_step, 0);
+  CHECK_EQ_U64(out->last_step, 1);
+  CHECK_EQ_U64(out->flags, 0);
+  CHECK_EQ_U64(in->first_step, 4);
+  CHECK_EQ_U64(in->last_step, 4);
+  CHECK_EQ_U64(in->flags, SFC_BLOCK_SWAPPED_IN);
+  CHECK_EQ_U64(v->host_blocks[0].first_step, 2);
+  CHECK_EQ_U64(v->host_blocks[0].last_step, 4);
+  CHECK_EQ_U64(v->step_operands[v->steps[4].operand_begin + 1], SW(ir, 1)->device_block);
+  CHECK_OK(sfc_verify_plan(v, true, NULL, &err), err);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* A read at 1 and 5, 10 us per op, copies of 1000 B at 1e8 B/s: 10 us each way.
+ *   step 0 A  1 A B  2 A B C  3 A C D  4 A D E  5 A E F  6 F
+ *   live 1000  1010   1110     1200     1110     1020     10   (B, E, F 10 B; C, D 100)
+ * Budget 1150: only step 3 is over. The gap of A (1, 5) is hideable: the swap-out,
+ * issued after step 1, runs beside step 2 and is waited for by step 3 (w_out 3); the
+ * swap-in, issued after step 3, runs beside step 4 (r_in 4): A is absent at step 3
+ * only. On sim: steps 0-2 [0, 30], out [20, 30], step 3 [30, 40], in [40, 50] beside
+ * step 4, steps 5-6 [50, 70]: 70 us, the in-core time, with no stall. */
+static sfc_graph_t *hidden_gap_graph(void) {
+  sfc_graph_t *g = tg_new("hidden");
+  uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 10, SFC_KIND_ACTIVATION);
+  uint32_t C = tg_tensor(g, "C", 100, SFC_KIND_ACTIVATION);
+  uint32_t D = tg_tensor(g, "D", 100, SFC_KIND_ACTIVATION);
+  uint32_t E = tg_tensor(g, "E", 10, SFC_KIND_ACTIVATION);
+  uint32_t F = tg_tensor(g, "F", 10, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 1, &A, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &B, 1, &C);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &C, 1, &D);
+  tg_op(g, "op4", SFC_PHASE_FORWARD, 1, &D, 1, &E);
+  uint32_t in5[] = {E, A};
+  tg_op(g, "op5", SFC_PHASE_FORWARD, 2, in5, 1, &F);
+  tg_op(g, "op6", SFC_PHASE_FORWARD, 1, &F, 0, NULL);
+  set_times(g, 10);
+  return g;
+}
+
+static void test_one_gap_hidden(void) {
+  sfc_graph_t *g = hidden_gap_graph();
+  sfc_config_t cfg = make_config(1150);
+  cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8;
+  strcpy(cfg.packer.algorithm, "auto"); /* packs 1110 (best-fit leaves a hole) */
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_EQ_U64(ir.schedule_rounds, 1);
+  CHECK_EQ_U64(ir.arena_bytes, 1110);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(v->swap_count, 2);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 2);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 4);
+  CHECK_EQ_U64(v->steps[2].dep_count, 0);
+  CHECK_EQ_U64(v->steps[3].dep_count, 1); /* w_out 3 */
+  check_dep(DEP(ir, v->steps[3].dep_begin), SFC_NODE_SWAP, 0);
+  CHECK_EQ_U64(v->steps[5].dep_count, 1); /* A's reader */
+  CHECK_EQ_U64(v->blocks[SW(ir, 0)->device_block].last_step, 2);
+  CHECK_EQ_U64(v->blocks[SW(ir, 1)->device_block].first_step, 4);
+  CHECK_EQ_U64(ir.lower_bound, 1110);
+  CHECK(ir.predicted);
+  CHECK_NEAR(ir.predicted_iteration_s, 70e-6, 1e-12);
+  CHECK_NEAR(ir.stall_s, 0, 1e-12);
+  CHECK_NEAR(ir.compute_s, 70e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 70e-6, 1e-12); /* X_k <= 1150 at every step */
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* The hidden-gap graph with best-fit, which packs the first schedule into more than
+ * the budget (fragmentation): the pipeline schedules again for the budget minus the
+ * excess until the packed arena fits, and says how many rounds it took. */
+static void test_fragmentation_rounds(void) {
+  sfc_graph_t *g = hidden_gap_graph();
+  sfc_config_t cfg = make_config(1150);
+  cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8;
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.schedule_rounds > 1);
+  CHECK(ir.fits_budget);
+  CHECK(ir.arena_bytes <= 1150);
+  CHECK(ir.schedule_budget < 1150); /* the last round's target */
+  CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+  fprintf(stderr, "  %u rounds, scheduled for %llu, packed %llu\n", ir.schedule_rounds,
+          (unsigned long long)ir.schedule_budget, (unsigned long long)ir.arena_bytes);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* The one-gap graph timed 10 us per op: the gap (1, 4) has steps 2 and 3 of compute,
+ * not enough to hide both copies and leave a step without either, so its compute is
+ * split: out waited for by step 3, in before step 4; step 2 (1200) is still over, so
+ * the swap-out is waited for right away (w_out 2). On sim: steps 0-1 [0, 20], out
+ * [20, 30], step 2 waits [30, 40], step 3 [40, 50], in [50, 60], step 4 waits
+ * [60, 70], step 5 [70, 80]: 80 us, 20 us of stall. */
+static void test_one_gap_timed(void) {
+  sfc_graph_t *g = one_gap_graph();
+  set_times(g, 10);
+  sfc_config_t cfg = make_config(1150);
+  cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8;
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(v->swap_count, 2);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 2);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 4);
+  CHECK_EQ_U64(v->steps[2].dep_count, 1);
+  CHECK_NEAR(ir.predicted_iteration_s, 80e-6, 1e-12);
+  CHECK_NEAR(ir.stall_s, 20e-6, 1e-12);
+  CHECK_NEAR(ir.compute_s, 60e-6, 1e-12);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* A written at 0, read at 3 and at 6; X1 and X2 (900 B) push steps 1-2 and 4-5 over:
+ *   step 0 A  1 A X1  2 A X1  3 A Y  4 A Y X2  5 A Y X2  6 A Y Z  7 Z
+ * Budget 1100: both gaps of A go. The residency between them only reads A, so it
+ * needs no second swap-out: one out (1000 B), two ins (2000 B); blocks [0, 0],
+ * [3, 3] and [6, 6], host [1, 6]. */
+static void test_read_only_residency(void) {
+  sfc_graph_t *g = tg_new("read-only");
+  uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
+  uint32_t X1 = tg_tensor(g, "X1", 900, SFC_KIND_ACTIVATION);
+  uint32_t X2 = tg_tensor(g, "X2", 900, SFC_KIND_ACTIVATION);
+  uint32_t Y = tg_tensor(g, "Y", 10, SFC_KIND_ACTIVATION);
+  uint32_t Z = tg_tensor(g, "Z", 10, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &X1);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &X1, 0, NULL);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &A, 1, &Y);
+  tg_op(g, "op4", SFC_PHASE_FORWARD, 0, NULL, 1, &X2);
+  tg_op(g, "op5", SFC_PHASE_FORWARD, 1, &X2, 0, NULL);
+  uint32_t in6[] = {A, Y};
+  tg_op(g, "op6", SFC_PHASE_FORWARD, 2, in6, 1, &Z);
+  tg_op(g, "op7", SFC_PHASE_FORWARD, 1, &Z, 0, NULL);
+  set_times(g, 0);
+  sfc_config_t cfg = make_config(1100);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(v->swap_count, 3);
+  CHECK_EQ_U64(ir.swap_out_bytes, 1000);
+  CHECK_EQ_U64(ir.swap_in_bytes, 2000);
+  CHECK_EQ_U64(SW(ir, 0)->direction, SFC_SWAP_OUT);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 1);
+  CHECK_EQ_U64(SW(ir, 1)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 3);
+  CHECK_EQ_U64(SW(ir, 2)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 2)->issue_step, 6);
+  /* both swap-ins read the one host copy the swap-out wrote */
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin), SFC_NODE_STEP, 5);
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin + 1), SFC_NODE_SWAP, 0);
+  const sfc_plan_block_t *mid = &v->blocks[SW(ir, 1)->device_block];
+  CHECK_EQ_U64(mid->first_step, 3);
+  CHECK_EQ_U64(mid->last_step, 3); /* ends at its last use: nothing to copy out */
+  CHECK_EQ_U64(v->blocks[SW(ir, 2)->device_block].first_step, 6);
+  CHECK_EQ_U64(v->host_blocks[0].first_step, 1);
+  CHECK_EQ_U64(v->host_blocks[0].last_step, 6);
+  CHECK_EQ_U64(ir.lower_bound, 1020);
+  CHECK_OK(sfc_verify_plan(v, true, NULL, &err), err);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* Q (tensor 0) out at 1 and back before step 2; P (tensor 1) out before step 2 and
+ * waited for by step 2. Q's swap-in, issued before step 2, must wait for P's swap-out
+ * (its destination may reuse P's bytes): both are issued before step 2, and SWAPS puts
+ * P's swap-out first although the IR made Q's swaps first.
+ *   step 0 Q  1 Q P  2 Q P R1  3 P R1 R2  4 P R2 R3  5 P R3 Z  6 Z   (budget 1100) */
+static void test_issue_order_within_a_step(void) {
+  sfc_graph_t *g = tg_new("issue-order");
+  uint32_t Q = tg_tensor(g, "Q", 1000, SFC_KIND_ACTIVATION);
+  uint32_t P = tg_tensor(g, "P", 1000, SFC_KIND_ACTIVATION);
+  uint32_t R1 = tg_tensor(g, "R1", 10, SFC_KIND_ACTIVATION);
+  uint32_t R2 = tg_tensor(g, "R2", 10, SFC_KIND_ACTIVATION);
+  uint32_t R3 = tg_tensor(g, "R3", 10, SFC_KIND_ACTIVATION);
+  uint32_t Z = tg_tensor(g, "Z", 10, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &Q);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &P);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &Q, 1, &R1);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &R1, 1, &R2);
+  tg_op(g, "op4", SFC_PHASE_FORWARD, 1, &R2, 1, &R3);
+  uint32_t in5[] = {P, R3};
+  tg_op(g, "op5", SFC_PHASE_FORWARD, 2, in5, 1, &Z);
+  tg_op(g, "op6", SFC_PHASE_FORWARD, 1, &Z, 0, NULL);
+  set_times(g, 0);
+  sfc_config_t cfg = make_config(1100);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_EQ_U64(ir.n_swaps, 4);
+  CHECK_EQ_U64(ir.swaps[0].tensor, Q); /* the IR's order: Q out, Q in, P out, P in */
+  CHECK_EQ_U64(ir.swaps[1].direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(ir.swaps[2].tensor, P);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(SW(ir, 0)->tensor, Q);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 1);
+  CHECK_EQ_U64(SW(ir, 1)->tensor, P); /* P out before Q in, both before step 2 */
+  CHECK_EQ_U64(SW(ir, 1)->direction, SFC_SWAP_OUT);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 2);
+  CHECK_EQ_U64(SW(ir, 2)->tensor, Q);
+  CHECK_EQ_U64(SW(ir, 2)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 2)->issue_step, 2);
+  CHECK_EQ_U64(SW(ir, 2)->dep_count, 3);
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin), SFC_NODE_STEP, 1);
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin + 1), SFC_NODE_SWAP, 0); /* its host copy */
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin + 2), SFC_NODE_SWAP, 1); /* P's swap-out */
+  CHECK_EQ_U64(SW(ir, 3)->tensor, P);     /* with no compute to hide it behind, P comes back */
+  CHECK_EQ_U64(SW(ir, 3)->issue_step, 3); /* as early as the budget has room: step 3 */
+  CHECK_OK(sfc_verify_plan(v, true, NULL, &err), err);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* Budget 500 on the one-gap graph: step 4 needs A, D and E (1110 B) whatever leaves,
+ * so no schedule fits; the pass says so and schedules for the floor (1110). */
+static void test_infeasible_floor(void) {
+  sfc_graph_t *g = one_gap_graph();
+  sfc_config_t cfg = make_config(500);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.schedule_infeasible);
+  CHECK(!ir.fits_budget);
+  CHECK_EQ_U64(ir.schedule_floor, 1110);
+  CHECK_EQ_U64(ir.schedule_floor_step, 4);
+  CHECK_EQ_U64(ir.schedule_floor_persistent, 0);
+  CHECK_EQ_U64(ir.schedule_floor_operands, 1110);
+  CHECK_EQ_U64(ir.lower_bound, 1110);
+  CHECK_EQ_U64(ir.arena_bytes, 1110);
+  CHECK(ir.plan.header.flags & SFC_PLAN_OVER_BUDGET);
+  CHECK_OK(sfc_verify_plan(&ir.plan, false, NULL, &err), err);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* Policy none plans in-core over any budget; a budget the blocks fit changes nothing:
+ * the same blocks as policy none, no swaps, no deps. */
+static void test_nothing_changes(void) {
+  sfc_graph_t *g = one_gap_graph();
+  sfc_config_t cfg = make_config(1150);
+  cfg.scheduler.policy = SFC_SCHED_NONE;
+  sfc_ir_t none, fits;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&none, g, &cfg, &err), err);
+  CHECK_EQ_U64(none.n_swaps, 0);
+  CHECK(!none.fits_budget);
+  CHECK_EQ_U64(none.lower_bound, 1200);
+  sfc_config_t big = make_config(1200);
+  CHECK_OK(compile(&fits, g, &big, &err), err);
+  CHECK(fits.fits_budget);
+  CHECK_EQ_U64(fits.n_swaps + fits.plan.dep_count + fits.plan.host_block_count, 0);
+  CHECK_EQ_U64(fits.n_blocks, none.n_blocks);
+  for (uint32_t b = 0; b < none.n_blocks && b < fits.n_blocks; b++) {
+    CHECK_EQ_U64(fits.blocks[b].tensor, none.blocks[b].tensor);
+    CHECK_EQ_U64(fits.blocks[b].first_step, none.blocks[b].first_step);
+    CHECK_EQ_U64(fits.blocks[b].last_step, none.blocks[b].last_step);
+    CHECK_EQ_U64(fits.blocks[b].offset, none.blocks[b].offset);
+  }
+  sfc_ir_deinit(&none);
+  sfc_ir_deinit(&fits);
+  sfc_graph_destroy(g);
+}
+
+/* A [0, 2] and B [1, 3], 1000 B each, 10 us per op, 1e7 B/s each way, budget 1500:
+ * at step 1 both are live and used again, X_1 = 2000 - 1500 = 500 B = 50 us each way,
+ * so any schedule takes at least max(10, 50) + max(30, 50) = 100 us. Both leave (A at
+ * step 1, B at step 2), with copies of 100 us that nothing hides: A out [10, 110],
+ * step 1 [110, 120], B out [120, 220]; A's swap-in, issued before step 2, waits for
+ * B's swap-out (step 2 waits for it, and A may land on B's bytes) [220, 320]; step 2
+ * [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
+static void test_time_bound(void) {
+  sfc_graph_t *g = tg_new("bound");
+  uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 1000, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &A, 0, NULL);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &B, 0, NULL);
+  set_times(g, 10);
+  sfc_config_t cfg = make_config(1500);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_EQ_U64(ir.n_swaps, 4);
+  CHECK_NEAR(ir.compute_s, 40e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 100e-6, 1e-12);
+  CHECK_NEAR(ir.predicted_iteration_s, 440e-6, 1e-12);
+  CHECK(ir.predicted_iteration_s >= ir.time_bound_s);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n) {
+  return (uint32_t)(test_rand_next(&rng) % n);
+}
+
+/* Random graphs at budgets between their floor and their in-core lower bound: each
+ * plan fits (or says it cannot), verifies with its budget, and replays on sim with a
+ * prediction at or above the time bound. */
+static void test_random_budgets(void) {
+  uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0;
+  for (int round = 0; round < 60; round++) {
+    sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rnd(60), "test");
+    sfc_config_t cfg = make_config(UINT64_C(1) << 40);
+    cfg.device.alignment = round % 2 ? 256 : 1;
+    cfg.device.copy_latency_s = rnd(2) ? 1e-6 : 0;
+    cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
+    sfc_ir_t ir;
+    sfc_error_t err = {0};
+    CHECK_OK(compile(&ir, g, &cfg, &err), err); /* in-core: the lower bound */
+    uint64_t in_core = ir.lower_bound;
+    sfc_ir_deinit(&ir);
+    cfg.budget_bytes = in_core / 5 + (uint64_t)rnd(1000) * (in_core - in_core / 5) / 1000;
+    CHECK_OK(compile(&ir, g, &cfg, &err), err);
+    if (ir.schedule_infeasible) {
+      infeasible++;
+      CHECK(ir.schedule_floor > cfg.budget_bytes);
+      CHECK(ir.lower_bound <= ir.schedule_floor);
+    } else {
+      CHECK(ir.lower_bound <= cfg.budget_bytes);
+    }
+    CHECK(ir.fits_budget == (ir.arena_bytes <= cfg.budget_bytes));
+    CHECK_OK(sfc_verify_plan(&ir.plan, ir.fits_budget, NULL, &err), err);
+    CHECK(ir.predicted);
+    /* the bound holds for plans within their budget (or the floor they were made for) */
+    if (ir.fits_budget || ir.schedule_infeasible)
+      CHECK(ir.predicted_iteration_s >= ir.time_bound_s * (1 - 1e-9));
+    CHECK(ir.time_bound_s >= ir.compute_s);
+    CHECK(ir.schedule_rounds >= 1 && ir.schedule_rounds <= 9); /* 8, + 1 back to the best */
+    plans++;
+    swaps += ir.n_swaps;
+    rounds += ir.schedule_rounds > 1;
+    no_prefetch += ir.schedule_no_prefetch;
+    sfc_ir_deinit(&ir);
+    sfc_graph_destroy(g);
+  }
+  fprintf(stderr,
+          "  %u plans, %u swaps, %u below the floor, %u rescheduled (%u without the early "
+          "swap-ins)\n",
+          plans, swaps, infeasible, rounds, no_prefetch);
+  CHECK(swaps > 100);
+  CHECK(infeasible < plans);
+  CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */
+}
+
+int main(void) {
+  RUN(test_one_gap_no_time);
+  RUN(test_one_gap_hidden);
+  RUN(test_fragmentation_rounds);
+  RUN(test_one_gap_timed);
+  RUN(test_read_only_residency);
+  RUN(test_issue_order_within_a_step);
+  RUN(test_infeasible_floor);
+  RUN(test_nothing_changes);
+  RUN(test_time_bound);
+  RUN(test_random_budgets);
+  return check_summary();
+}

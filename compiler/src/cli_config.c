@@ -1,5 +1,5 @@
 /* cli_config.c — the configuration a command runs with: built-in defaults, then
- * the -c file, then command-line overrides (--profile, --budget, --packer). */
+ * the -c file, then command-line overrides (--profile, --budget, --packer, --policy). */
 #include <string.h>
 
 #include "cli_config.h"
@@ -41,6 +41,18 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
     if (strlen(a->packer) >= sizeof cfg->packer.algorithm)
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--packer: name too long");
     strcpy(cfg->packer.algorithm, a->packer);
+  }
+  if (a->policy) {
+    int found = -1;
+    for (int p = SFC_SCHED_NONE; p <= SFC_SCHED_LMS; p++)
+      if (strcmp(a->policy, sfc_sched_policy_name((sfc_sched_policy_t)p)) == 0)
+        found = p;
+    if (found < 0)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--policy: unknown scheduler policy '%s' (expected one of: none, "
+                           "window, vdnn, lms)",
+                           a->policy);
+    cfg->scheduler.policy = (sfc_sched_policy_t)found;
   }
   /* The config loader checked a packer.algorithm the file gave (with its line and column). */
   if (!sfc_packer_find(cfg->packer.algorithm)) {

@@ -9,6 +9,7 @@ typedef struct sfc_cli_config_args {
   const char *profile; /* --profile, or NULL */
   const char *budget;  /* --budget, or NULL */
   const char *packer;  /* --packer, or NULL */
+  const char *policy;  /* --policy, or NULL */
 } sfc_cli_config_args_t;
 
 sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *args, sfc_config_t *cfg,

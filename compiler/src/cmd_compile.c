@@ -23,7 +23,8 @@
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
-    "                         [-o PLAN] [--batch N] [--dump-after PASS] [--json] [-v] [-q]\n"
+    "                         [--policy P] [-o PLAN] [--batch N] [--dump-after PASS] [--json]\n"
+    "                         [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -36,6 +37,8 @@ static const char help[] =
     "      --profile NAME  built-in device profile (sfc config --profiles)\n"
     "      --packer NAME   packer (overrides config): auto, best-fit, greedy-size, ...\n"
     "                      (sfc pack --list)\n"
+    "      --policy P      scheduler policy (overrides config): window (default), none\n"
+    "                      (in-core only), vdnn or lms (baselines; docs/algorithms.md)\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
@@ -53,7 +56,7 @@ static const char help[] =
     "             2 bad input or usage (nothing written); 3 internal error\n";
 
 typedef struct args {
-  const char *graph, *config, *budget, *profile, *packer, *output, *dump_after, *batch;
+  const char *graph, *config, *budget, *profile, *packer, *policy, *output, *dump_after, *batch;
   int verbose, quiet, json;
 } args_t;
 
@@ -71,6 +74,8 @@ static int parse(int argc, char **argv, args_t *a) {
       slot = &a->profile;
     else if (sfc_cli_option(argc, argv, &i, "--packer", NULL, &v))
       slot = &a->packer;
+    else if (sfc_cli_option(argc, argv, &i, "--policy", NULL, &v))
+      slot = &a->policy;
     else if (sfc_cli_option(argc, argv, &i, "--output", "-o", &v))
       slot = &a->output;
     else if (sfc_cli_option(argc, argv, &i, "--dump-after", NULL, &v))
@@ -136,6 +141,7 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddStringToObject(o, "packer", ir->packer_name ? ir->packer_name : "");
   ok = ok && cJSON_AddBoolToObject(o, "packing_optimal", ir->packing_optimal);
   ok = ok && cJSON_AddBoolToObject(o, "fits_budget", ir->fits_budget);
+  ok = ok && cJSON_AddStringToObject(o, "policy", sfc_sched_policy_name(cfg->scheduler.policy));
   ok = ok && cJSON_AddNumberToObject(o, "swaps", ir->n_swaps);
   ok = ok && cJSON_AddNumberToObject(o, "swap_out_bytes", (double)ir->swap_out_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "swap_in_bytes", (double)ir->swap_in_bytes);
@@ -186,7 +192,11 @@ static int run(int argc, char **argv) {
   if (a.output && sfc_outfile_check(a.output, inputs, 2, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_config_t cfg;
-  sfc_cli_config_args_t ca = {a.config, a.profile, a.budget, a.packer};
+  sfc_cli_config_args_t ca = {.file = a.config,
+                              .profile = a.profile,
+                              .budget = a.budget,
+                              .packer = a.packer,
+                              .policy = a.policy};
   if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_graph_t *graph = NULL;

@@ -60,7 +60,7 @@ static int run(int argc, char **argv) {
     return sfc_cli_usage("config", "say --print or --profiles");
   sfc_error_t err = {0};
   sfc_config_t cfg;
-  sfc_cli_config_args_t ca = {file, profile, budget, NULL};
+  sfc_cli_config_args_t ca = {.file = file, .profile = profile, .budget = budget};
   if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_config_write_yaml(&cfg, stdout);

@@ -205,11 +205,6 @@ sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *
   const char *src = cfg->source;
   sfc_config_t d;
   sfc_config_defaults(&d);
-  if (cfg->scheduler.policy != SFC_SCHED_NONE && cfg->scheduler.policy != SFC_SCHED_WINDOW)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: scheduler.policy: '%s' is not implemented yet (none keeps every "
-                         "tensor on the device; window swaps to fit the budget)",
-                         src, sfc_sched_policy_name(cfg->scheduler.policy));
   if (!cfg->scheduler.window_auto)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
                          "%s: scheduler.window: a fixed window is not implemented yet (only auto: "

@@ -225,6 +225,9 @@ typedef struct sfc_ir {
   bool schedule_infeasible;           /* the budget is below schedule_floor: scheduled for it */
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
+  uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
+  uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
+  uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */
 
   /* pack pass, one packing per arena */
   uint64_t arena_bytes;      /* device arena: peak of its packing */

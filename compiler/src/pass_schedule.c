@@ -759,6 +759,101 @@ done:
   return st;
 }
 
+/* ---- baselines (scheduler.policy vdnn, lms) ------------------------------------ */
+
+static sfc_phase_t step_phase(const sfc_ir_t *ir, uint32_t k) {
+  return ir->graph->ops[ir->steps[k].op].phase;
+}
+
+/* Undoes every choice: the live bytes back to live[], no gap chosen. */
+static void clear_choice(sched_t *s, const int64_t *live) {
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    gap_t *g = &s->gaps[i];
+    if (g->chosen)
+      sfc_oset_erase(&s->chosen, gap_key(g), i);
+    g->chosen = g->need = false;
+    g->seq = 0;
+  }
+  uint32_t p = s->live.p;
+  memset(s->live.d, 0, (size_t)p * sizeof *s->live.d);
+  for (uint32_t x = 0; x < p; x++)
+    s->live.t[p + x] = x < s->n ? live[x] : INT64_MIN / 4;
+  for (uint32_t x = p - 1; x >= 1; x--)
+    s->live.t[x] =
+        s->live.t[2 * x] > s->live.t[2 * x + 1] ? s->live.t[2 * x] : s->live.t[2 * x + 1];
+}
+
+/* vDNN (Rhu et al., MICRO 2016, vDNN_all): every activation a forward op produced and
+ * a backward op reads again leaves the device after its last forward use, and the next
+ * step waits for the copy (vDNN synchronises each layer with its offload); it comes
+ * back one step before its first backward use. The budget plays no part: a plan that
+ * still exceeds it does not fit. */
+static void select_vdnn(sched_t *s) {
+  const sfc_ir_t *ir = s->ir;
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    gap_t *g = &s->gaps[i];
+    sfc_phase_t a = step_phase(ir, g->u0), b = step_phase(ir, g->u1);
+    if (ir->graph->tensors[g->tensor].kind != SFC_KIND_ACTIVATION ||
+        (a != SFC_PHASE_FORWARD && a != SFC_PHASE_LOSS) || b != SFC_PHASE_BACKWARD)
+      continue;
+    uint32_t w = g->u0 + 1, r = g->u1 - 1 > w ? g->u1 - 1 : g->u1;
+    choose(s, i, w, r);
+  }
+}
+
+/* LMS (TFLMS, Le et al. 2018): a tensor leaves after a use whose next use is more than
+ * n steps away (its copy frees the block when it completes: the time-aware w_out) and
+ * its swap-in is issued l steps before that use. */
+static void select_lms(sched_t *s, uint32_t n, uint32_t l) {
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    gap_t *g = &s->gaps[i];
+    if (g->u1 - g->u0 <= n)
+      continue;
+    uint32_t w = g->w_t > g->u0 ? g->w_t : g->u0 + 1;
+    uint32_t r = g->u1 > l ? g->u1 - l : 0;
+    if (r <= w)
+      r = w + 1;
+    choose(s, i, w, r);
+  }
+}
+
+/* LMS's auto-tuner: the largest threshold n whose plan's live bytes fit the target with
+ * l = 1 (binary search: a larger n swaps less), then the largest l (doubling) that
+ * still fits with that n (a swap-in further ahead stalls less). When nothing fits, n = 1
+ * and l = 1: the most LMS can swap. Leaves that choice applied. */
+static void tune_lms(sched_t *s, const int64_t *live, int64_t target) {
+  if (s->ir->lms_fixed_threshold && s->ir->lms_fixed_ahead) {
+    select_lms(s, s->ir->lms_fixed_threshold, s->ir->lms_fixed_ahead);
+    s->ir->lms_threshold = s->ir->lms_fixed_threshold;
+    s->ir->lms_ahead = s->ir->lms_fixed_ahead;
+    return;
+  }
+  uint32_t lo = 1, hi = s->n, best = 0; /* fits(n) is monotone in practice: search it */
+  while (lo <= hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    clear_choice(s, live);
+    select_lms(s, mid, 1);
+    if (s->live.t[1] <= target) {
+      best = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  uint32_t n = best ? best : 1, l = 1;
+  for (uint32_t next = 2; best && next < s->n; next *= 2) {
+    clear_choice(s, live);
+    select_lms(s, n, next);
+    if (s->live.t[1] > target)
+      break;
+    l = next;
+  }
+  clear_choice(s, live);
+  select_lms(s, n, l);
+  s->ir->lms_threshold = n;
+  s->ir->lms_ahead = l;
+}
+
 /* ---- the pass ------------------------------------------------------------------ */
 
 static void sched_free(sched_t *s) {
@@ -899,6 +994,7 @@ static void reset_schedule(sfc_ir_t *ir) {
   ir->schedule_floor_step = 0;
   ir->schedule_infeasible = false;
   ir->schedule_prefetched = false;
+  ir->lms_threshold = ir->lms_ahead = 0;
   for (uint32_t k = 0; k < ir->n_steps; k++)
     ir->steps[k].dep_begin = ir->steps[k].dep_count = 0;
 }
@@ -1006,8 +1102,8 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   for (uint32_t k = 0; k < s.n; k++)
     s.prefix[k + 1] = s.prefix[k] + (ir->steps[k].time_us > 0 ? ir->steps[k].time_us : 0);
   uint64_t budget = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
-  if (ir->config->scheduler.policy != SFC_SCHED_WINDOW || budget == 0 ||
-      ir->lower_bound <= budget) {
+  sfc_sched_policy_t policy = ir->config->scheduler.policy;
+  if (policy == SFC_SCHED_NONE || budget == 0 || ir->lower_bound <= budget) {
     sfc_status_t st = time_bound(ir, s.prefix, ir->config->budget_bytes, err);
     free(s.prefix);
     return st;
@@ -1033,9 +1129,15 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   /* below the floor nothing reaches the budget: schedule for the floor (the plan
    * closest to the budget) and say so; a fragmentation round may ask for less than
    * the user's budget, and then gets the floor too */
-  ir->schedule_infeasible = ir->config->budget_bytes < ir->schedule_floor;
-  st = select_gaps(&s, &ta, &tb,
-                   (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor), err);
+  if (policy == SFC_SCHED_VDNN) {
+    select_vdnn(&s);
+  } else if (policy == SFC_SCHED_LMS) {
+    tune_lms(&s, live, (int64_t)budget);
+  } else {
+    ir->schedule_infeasible = ir->config->budget_bytes < ir->schedule_floor;
+    st = select_gaps(&s, &ta, &tb,
+                     (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor), err);
+  }
   chosen = malloc(((size_t)s.n_gaps + 1) * sizeof *chosen);
   if (st == SFC_OK && !chosen)
     st = oom(err);

@@ -74,8 +74,8 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   const sfc_config_t *cfg = ir->config;
   uint64_t budget = cfg->budget_bytes;
   uint64_t now = ir->schedule_budget ? ir->schedule_budget : budget;
-  if (cfg->scheduler.policy != SFC_SCHED_WINDOW || budget == 0 || ir->arena_bytes <= budget ||
-      ir->schedule_infeasible || r->final)
+  if ((cfg->scheduler.policy != SFC_SCHED_WINDOW && cfg->scheduler.policy != SFC_SCHED_LMS) ||
+      budget == 0 || ir->arena_bytes <= budget || ir->schedule_infeasible || r->final)
     return 0;
   if (ir->schedule_prefetched) { /* first the same target without the early swap-ins */
     ir->schedule_no_prefetch = true;

@@ -101,9 +101,13 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
   }
   if (ir->n_swaps) { /* the schedule pass's swaps: count, tensors, one iteration's traffic */
     char o[32], i[32];
-    fprintf(out, "  %-18s %12u  (%u tensors; %s out, %s in)\n", "swaps", ir->n_swaps,
+    fprintf(out, "  %-18s %12u  (%u tensors; %s out, %s in; policy %s", "swaps", ir->n_swaps,
             ir->swapped_tensors, sfc_format_size(ir->swap_out_bytes, o, sizeof o),
-            sfc_format_size(ir->swap_in_bytes, i, sizeof i));
+            sfc_format_size(ir->swap_in_bytes, i, sizeof i),
+            sfc_sched_policy_name(cfg->scheduler.policy));
+    if (cfg->scheduler.policy == SFC_SCHED_LMS)
+      fprintf(out, ", n %u, l %u", ir->lms_threshold, ir->lms_ahead);
+    fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */
     fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)\n", "iteration",

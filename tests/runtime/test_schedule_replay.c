@@ -8,7 +8,8 @@
  * too early or into the wrong place, an early reuse or a missing wait fails. Random
  * graphs rotate the host device's lag modes (copies held back, steps held back), which
  * make a missing wait lose its race whatever the OS scheduler does; U-Net's plans run
- * under them too.
+ * under them too. The baseline policies (vdnn, lms) replay the same way: every random
+ * graph under one of them, and (without --quick) every workload at 50 % under both.
  *
  * A budget below a workload's floor (persistent tensors and one step's operands do not
  * fit) is scheduled for the floor: that plan is replayed once, not again for the lower
@@ -133,6 +134,19 @@ static void workload(const char *path, bool quick, totals_t *tot) {
     last_target = target;
     sfc_ir_deinit(&ir);
   }
+  for (int p = 0; p < 2 && !quick; p++) { /* the baselines at 50 %, fitting or not */
+    cfg.budget_bytes = peak / 2;
+    cfg.scheduler.policy = p ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
+    compile(&ir, g, &cfg);
+    char what[160];
+    snprintf(what, sizeof what, "%.100s at 50 %% (%s)", g->name,
+             sfc_sched_policy_name(cfg.scheduler.policy));
+    fprintf(stderr, "  %s: %u swaps, arena %llu of %llu\n", what, ir.n_swaps,
+            (unsigned long long)ir.arena_bytes, (unsigned long long)cfg.budget_bytes);
+    CHECK(ir.n_swaps > 0);
+    replay(&ir, 0, what, tot);
+    sfc_ir_deinit(&ir);
+  }
   sfc_graph_destroy(g);
 }
 
@@ -191,6 +205,13 @@ static void random_graphs(int count, totals_t *tot) {
     char what[64];
     snprintf(what, sizeof what, "random graph %d", round);
     replay(&ir, round % 3, what, tot); /* none, copies held back, steps held back */
+    sfc_ir_deinit(&ir);
+    /* the baselines' plans at the same budget (fitting it or not) */
+    cfg.scheduler.policy = round % 2 ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
+    compile(&ir, g, &cfg);
+    snprintf(what, sizeof what, "random graph %d (%s)", round,
+             sfc_sched_policy_name(cfg.scheduler.policy));
+    replay(&ir, (round + 1) % 3, what, tot);
     sfc_ir_deinit(&ir);
     sfc_graph_destroy(g);
   }

@@ -5,6 +5,7 @@ $SFC compile g.json --frob 2>&1; echo "exit $?"
 $SFC compile g.json -o 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --budget 12XB 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --packer best 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --policy greedy 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --dump-after nothing 2>&1; echo "exit $?"
 $SFC compile missing.json -o m.plan 2>&1; echo "exit $?"; ls m.plan 2>&1
 $SFC verify missing.plan 2>&1; echo "exit $?"

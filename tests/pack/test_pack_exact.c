@@ -14,7 +14,8 @@ static const char *const exact[] = {"mip", "search"};
 static uint64_t run(const char *algo, sfc_pack_block_t *b, size_t n, uint64_t align,
                     uint64_t capacity, bool minimize, sfc_pack_result_t *r) {
   sfc_pack_problem_t p = {.blocks = b, .count = n, .alignment = align, .capacity = capacity};
-  sfc_pack_options_t opt = {.time_limit_s = 20, .minimize = minimize};
+  /* a node budget, not a clock: the outcome depends on the instance alone */
+  sfc_pack_options_t opt = {.time_limit_s = 3600, .work_limit = 5000000, .minimize = minimize};
   sfc_error_t err;
   sfc_pack_result_t tmp;
   if (!r)

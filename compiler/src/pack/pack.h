@@ -43,6 +43,10 @@ typedef struct sfc_pack_problem {
 
 typedef struct sfc_pack_options {
   double time_limit_s;     /* for exact and anytime packers; <= 0: their default */
+  uint64_t work_limit;     /* "mip"/"search": stop after this many branch-and-bound or search
+                              nodes (0: no limit). Unlike the time limit, the result then
+                              depends on the input alone: tests use it with a time limit
+                              they never reach */
   uint32_t mip_max_blocks; /* "auto" tries the MIP only up to this many blocks */
   int verbose;             /* > 0: progress lines on stderr */
   bool minimize;           /* "mip"/"search": keep lowering the peak below capacity (see below) */

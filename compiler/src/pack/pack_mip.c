@@ -65,6 +65,7 @@ typedef struct mip_ctx {
   double stop_at; /* capacity mode: terminate once an incumbent <= this */
   double last_print, t0;
   int verbose;
+  uint64_t work_limit; /* branch-and-bound nodes, 0: none */
 } mip_ctx_t;
 
 static void mip_callback(glp_tree *tree, void *info) {
@@ -75,6 +76,12 @@ static void mip_callback(glp_tree *tree, void *info) {
     double b = glp_ios_node_bound(tree, best);
     if (b > c->bound)
       c->bound = b;
+  }
+  if (c->work_limit && reason == GLP_ISELECT) {
+    int total = 0;
+    glp_ios_tree_size(tree, NULL, NULL, &total);
+    if ((uint64_t)total > c->work_limit)
+      glp_ios_terminate(tree);
   }
   if (reason == GLP_IHEUR && !c->inc_given) {
     c->inc_given = true;
@@ -298,7 +305,8 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                    .stop_at = minimize ? -1.0 : (double)p->capacity / dg,
                    .t0 = t0,
                    .last_print = t0,
-                   .verbose = verbose};
+                   .verbose = verbose,
+                   .work_limit = opt ? opt->work_limit : 0};
   if (inc[ucol] > uhi + 1e-9)
     ctx.inc_given = true; /* capacity mode below the incumbent: nothing to hand over */
   bool proven = false, nofeas = false;

@@ -125,6 +125,7 @@ typedef struct search {
   uint32_t stamp_now;
   int64_t nodes_left;
   uint64_t nodes;
+  uint64_t work_limit; /* nodes in all, 0: none (sfc_pack_options_t) */
   double deadline;
   bool timed_out, oom;
 } search_t;
@@ -256,7 +257,9 @@ static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
                        uint64_t min_off, uint32_t min_rank) {
   if (s->nodes_left-- <= 0)
     return ABORTED;
-  if ((++s->nodes & 1023) == 0 && sfc_clock_seconds() > s->deadline)
+  ++s->nodes;
+  if ((s->work_limit && s->nodes > s->work_limit) ||
+      ((s->nodes & 1023) == 0 && sfc_clock_seconds() > s->deadline))
     s->timed_out = true;
   if (s->timed_out)
     return TIMED_OUT;
@@ -464,7 +467,10 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     return SFC_OK;
   }
   uint32_t n = (uint32_t)p->count;
-  search_t s = {.n = n, .align = p->alignment ? p->alignment : 1, .blocks = p->blocks};
+  search_t s = {.n = n,
+                .align = p->alignment ? p->alignment : 1,
+                .blocks = p->blocks,
+                .work_limit = opt ? opt->work_limit : 0};
   uint64_t *size = malloc(n * sizeof *size);
   pre_t *pre = malloc(n * sizeof *pre);
   s.size = size;
@@ -547,7 +553,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     bool first = true;
     while (lo < best) {
       double now = sfc_clock_seconds();
-      if (now >= deadline)
+      if (now >= deadline || (s.work_limit && s.nodes >= s.work_limit))
         break;
       uint64_t from = hard >= lo ? (hard / unit + 1) * unit : lo;
       if (!first && from >= best) {

@@ -135,6 +135,7 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "in_core_peak_bytes", (double)ir->in_core_peak);
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
   ok = ok && cJSON_AddNumberToObject(o, "arena_bytes", (double)ir->arena_bytes);
+  ok = ok && cJSON_AddNumberToObject(o, "host_arena_bytes", (double)ir->host_arena_bytes);
   ok = ok && cJSON_AddNumberToObject(
                  o, "arena_over_lower_bound",
                  ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0);

@@ -226,6 +226,9 @@ typedef struct sfc_ir {
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
+  uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
+  uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
+  bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
   uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
   uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */
 
@@ -248,6 +251,15 @@ typedef struct sfc_ir {
 
   sfc_pool_t pool; /* owns every pass's arrays */
 } sfc_ir_t;
+
+/* The window scheduler's eviction priorities (pass_schedule.c), tried by the pipeline's
+ * window: auto tuner. */
+enum {
+  SFC_PRIORITY_AREA = 0, /* bytes x gap length (the default) */
+  SFC_PRIORITY_LENGTH,   /* gap length (Belady-like), then bytes */
+  SFC_PRIORITY_BYTES,    /* bytes, then gap length */
+  SFC_PRIORITY_COUNT
+};
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

@@ -50,7 +50,8 @@ static sfc_status_t pack_arena(sfc_ir_t *ir, sfc_arena_t arena, sfc_error_t *err
   sfc_pack_options_t opt = {.time_limit_s = cfg->packer.time_limit_s,
                             .mip_max_blocks = cfg->packer.mip_max_blocks};
   sfc_pack_result_t res;
-  sfc_status_t st = sfc_pack_run(cfg->packer.algorithm, &problem, &opt, &res, err);
+  sfc_status_t st =
+      sfc_pack_run(ir->pack_fast ? "best-fit" : cfg->packer.algorithm, &problem, &opt, &res, err);
   if (st != SFC_OK) {
     if (!device)
       sfc_error_prefix(err, "host staging arena");

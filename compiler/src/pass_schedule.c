@@ -1039,6 +1039,11 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
       const gap_t *g = &s->gaps[it->gap];
       uint64_t len = g->u1 - g->u0; /* bytes x gap length: saturates past 2^64 */
       uint64_t area = g->bytes > UINT64_MAX / len ? UINT64_MAX : g->bytes * len;
+      if (s->ir->schedule_priority == SFC_PRIORITY_LENGTH) /* length first, bytes break ties */
+        area = (len < (UINT64_C(1) << 23) ? len : (UINT64_C(1) << 23) - 1) << 40 |
+               (g->bytes >> 24 < (UINT64_C(1) << 40) ? g->bytes >> 24 : (UINT64_C(1) << 40) - 1);
+      else if (s->ir->schedule_priority == SFC_PRIORITY_BYTES)
+        area = g->bytes;
       keys[i] = (item_key_t){area, it->hi - it->lo, it->gap, it->kind, i};
     }
     qsort(keys, s->n_items, sizeof *keys, cmp_item_key);

@@ -112,6 +112,64 @@ static size_t pass_index(sfc_pass_fn fn) {
   return i;
 }
 
+/* window: auto. Runs blocks .. predict for each candidate (eviction priority x early
+ * swap-ins or not), packed by best-fit (fast: the sim needs offsets; the final plan uses
+ * the configured packer, and its fragmentation rounds) and replayed on sim in memory,
+ * and keeps the fastest candidate whose scheduled blocks fit (or, when none does, the
+ * smallest). Deterministic: the sim is. Leaves the choice in schedule_priority and
+ * schedule_no_prefetch; the caller reruns from blocks. */
+static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
+  FILE *dump = opt && opt->dump ? opt->dump : stderr;
+  size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
+  uint64_t budget = ir->config->budget_bytes;
+  int best = -1;
+  double best_time = 0;
+  uint64_t best_arena = 0;
+  bool best_fits = false;
+  ir->pack_fast = true;
+  for (int c = 0; c < 2 * SFC_PRIORITY_COUNT; c++) {
+    ir->schedule_priority = (uint8_t)(c / 2);
+    ir->schedule_no_prefetch = c % 2 == 1;
+    for (size_t i = from; i <= to; i++) {
+      sfc_status_t st = passes[i].fn(ir, err);
+      if (st != SFC_OK) {
+        ir->pack_fast = false;
+        if (st == SFC_ERR_INTERNAL)
+          sfc_error_prefix(err, passes[i].name);
+        return st;
+      }
+    }
+    bool fits = ir->lower_bound <= budget; /* packing is the rounds' business */
+    double t = ir->predicted_iteration_s;
+    if (opt && opt->verbose > 0)
+      fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
+              c, sfc_priority_name(ir->schedule_priority),
+              ir->schedule_no_prefetch ? "no early swap-ins" : "early swap-ins", ir->arena_bytes,
+              fits ? "" : " (over)", t * 1e3);
+    bool better = best < 0 || (fits && !best_fits) ||
+                  (fits == best_fits && (fits ? t < best_time : ir->lower_bound < best_arena));
+    if (better) {
+      best = c;
+      best_time = t;
+      best_arena = ir->lower_bound;
+      best_fits = fits;
+    }
+    if (ir->schedule_infeasible)
+      break; /* below the floor every candidate is scheduled for the floor */
+  }
+  ir->pack_fast = false;
+  ir->schedule_priority = (uint8_t)(best / 2);
+  ir->schedule_no_prefetch = best % 2 == 1;
+  ir->window_candidates = 2 * SFC_PRIORITY_COUNT;
+  ir->predicted = false;
+  return SFC_OK;
+}
+
+const char *sfc_priority_name(unsigned priority) {
+  static const char *const names[] = {"bytes x length", "length", "bytes"};
+  return priority < SFC_PRIORITY_COUNT ? names[priority] : "?";
+}
+
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   SFC_TRY(sfc_config_check_implemented(ir->config, err));
@@ -128,6 +186,13 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
     if (opt && opt->dump_after &&
         (strcmp(opt->dump_after, "all") == 0 || strcmp(opt->dump_after, passes[i].name) == 0))
       sfc_report_dump_ir(ir, passes[i].name, dump);
+    if (passes[i].fn == sfc_pass_blocks && ir->schedule_rounds == 1 && !ir->window_candidates &&
+        ir->config->scheduler.policy == SFC_SCHED_WINDOW && ir->config->scheduler.window_auto &&
+        ir->config->budget_bytes && ir->lower_bound > ir->config->budget_bytes) {
+      SFC_TRY(tune_window(ir, opt, err));
+      i = pass_index(sfc_pass_blocks) - 1; /* again, with the choice, and the real packer */
+      continue;
+    }
     uint64_t now = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
     uint64_t again = passes[i].fn == sfc_pass_pack ? reschedule_budget(ir, &rounds) : 0;
     if (again) { /* fragmentation: blocks, schedule and pack once more */

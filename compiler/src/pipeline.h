@@ -16,6 +16,9 @@ typedef struct sfc_compile_options {
  * only for internal errors; input errors read as the pass wrote them. */
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err);
 
+/* The window tuner's name for an SFC_PRIORITY_* value. */
+const char *sfc_priority_name(unsigned priority);
+
 /* The pass names, in order, for --dump-after and --help. */
 const char *sfc_pass_name(size_t index); /* NULL past the last */
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pipeline.h"
 #include "time_model.h"
 #include "units.h"
 
@@ -107,6 +108,10 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
             sfc_sched_policy_name(cfg->scheduler.policy));
     if (cfg->scheduler.policy == SFC_SCHED_LMS)
       fprintf(out, ", n %u, l %u", ir->lms_threshold, ir->lms_ahead);
+    if (ir->window_candidates)
+      fprintf(out, ", best of %u: priority %s%s", ir->window_candidates,
+              sfc_priority_name(ir->schedule_priority),
+              ir->schedule_no_prefetch ? ", no early swap-ins" : "");
     fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */

@@ -4,6 +4,8 @@
  * and an in-core fit change nothing; the time lower bound; seeded random graphs at
  * random budgets through the whole pipeline, each plan checked by the verifier (with
  * its budget when it fits) and replayed on the sim device. */
+#include <math.h>
+
 #include "check.h"
 #include "evaluate.h"
 #include "graph_build.h"
@@ -468,6 +470,50 @@ static void test_random_budgets(void) {
   CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */
 }
 
+/* window: auto. With best-fit configured (the tuner's own packer), a plan that needs no
+ * fragmentation round is exactly its chosen candidate's: its predicted time is the least
+ * of the six candidates compiled one by one (the tuner skipped by presetting
+ * window_candidates). */
+static void test_window_tuner(void) {
+  uint32_t checked = 0, differ = 0;
+  for (int round = 0; round < 30; round++) {
+    sfc_graph_t *g = rg_training_graph(&rng, 4 + (int)rnd(40), "test");
+    sfc_config_t cfg = make_config(UINT64_C(1) << 40);
+    cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
+    sfc_ir_t ir;
+    sfc_error_t err = {0};
+    CHECK_OK(compile(&ir, g, &cfg, &err), err);
+    uint64_t in_core = ir.lower_bound;
+    sfc_ir_deinit(&ir);
+    cfg.budget_bytes = in_core / 2 + (uint64_t)rnd(1000) * (in_core - in_core / 2) / 1000;
+    CHECK_OK(compile(&ir, g, &cfg, &err), err);
+    bool plain = ir.schedule_rounds == 1 && !ir.schedule_infeasible && ir.n_swaps > 0;
+    double tuned = ir.predicted_iteration_s, best = INFINITY, worst = 0;
+    CHECK(ir.n_swaps == 0 || ir.window_candidates == 6);
+    sfc_ir_deinit(&ir);
+    for (int c = 0; plain && c < 6; c++) {
+      sfc_ir_init(&ir, g, &cfg);
+      ir.window_candidates = 6; /* skip the tuner */
+      ir.schedule_priority = (uint8_t)(c / 2);
+      ir.schedule_no_prefetch = c % 2 == 1;
+      CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
+      if (ir.schedule_rounds == 1) {
+        best = fmin(best, ir.predicted_iteration_s);
+        worst = fmax(worst, ir.predicted_iteration_s);
+      }
+      sfc_ir_deinit(&ir);
+    }
+    if (plain) {
+      CHECK_NEAR(tuned, best, 1e-12);
+      checked++;
+      differ += worst > best * (1 + 1e-9);
+    }
+    sfc_graph_destroy(g);
+  }
+  fprintf(stderr, "  %u tuned plans checked, %u where the candidates differ\n", checked, differ);
+  CHECK(checked >= 5 && differ >= 1);
+}
+
 int main(void) {
   RUN(test_one_gap_no_time);
   RUN(test_one_gap_hidden);
@@ -479,5 +525,6 @@ int main(void) {
   RUN(test_nothing_changes);
   RUN(test_time_bound);
   RUN(test_random_budgets);
+  RUN(test_window_tuner);
   return check_summary();
 }

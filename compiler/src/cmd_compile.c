@@ -21,6 +21,41 @@
 #include "report.h"
 #include "units.h"
 
+/* The floor (ir.h schedule_floor) of g rescaled to batch b: the passes up to schedule. */
+static bool floor_fits(sfc_graph_t *g, const sfc_config_t *cfg, int64_t b, bool *fits) {
+  sfc_error_t err = {0};
+  if (sfc_graph_batch_scale(g, b, &err) != SFC_OK)
+    return false;
+  sfc_ir_t ir;
+  sfc_ir_init(&ir, g, cfg);
+  sfc_compile_options_t opt = {.stop_after = "schedule"};
+  bool ok = sfc_compile_ir(&ir, &opt, &err) == SFC_OK;
+  *fits = !ir.schedule_infeasible;
+  sfc_ir_deinit(&ir);
+  return ok;
+}
+
+/* The largest batch below `batch` whose schedule floor fits the budget (bisection: the
+ * floor grows with the batch), 0 when not even batch 1, -1 when it cannot be told (a
+ * rescale or compile error). Leaves g at `batch`. Every larger batch is infeasible:
+ * the floor is a lower bound on any plan; the batch found may still not pack. */
+static int64_t largest_batch_within_floor(sfc_graph_t *g, const sfc_config_t *cfg, int64_t batch) {
+  int64_t lo = 0, hi = batch; /* floor fits at lo (or lo == 0), not at hi */
+  bool fits = false, ok = true;
+  while (ok && hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    ok = floor_fits(g, cfg, mid, &fits);
+    if (fits)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  sfc_error_t err = {0};
+  if (sfc_graph_batch_scale(g, batch, &err) != SFC_OK)
+    ok = false;
+  return ok ? lo : -1;
+}
+
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
     "                         [--policy P] [-o PLAN] [--batch N] [--dump-after PASS] [--json]\n"
@@ -230,19 +265,27 @@ static int run(int argc, char **argv) {
     sfc_report_compile(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes, stdout);
   bool fits = ir.fits_budget;
   if (st == SFC_OK && !fits && ir.schedule_infeasible) { /* no schedule reaches the budget */
-    char need[32], have[32], pers[32], ops[32], rest[32], op[SFC_NAME_SHOWN_BYTES];
+    char need[32], have[32], pers[32], ops[32], rest[32], op[SFC_NAME_SHOWN_BYTES], more[96];
+    int64_t most = a.batch ? largest_batch_within_floor(graph, &cfg, batch) : -1;
+    if (most > 0)
+      snprintf(more, sizeof more,
+               "no --batch above %" PRId64 " can fit (the largest whose floor does)", most);
+    else if (most == 0)
+      snprintf(more, sizeof more, "not even --batch 1 can fit");
+    else
+      snprintf(more, sizeof more, "a smaller --batch could fit");
     uint64_t floor = ir.schedule_floor;
     uint64_t kept = ir.schedule_floor_persistent + ir.schedule_floor_operands;
     fprintf(stderr,
             "sfc: %s: no schedule fits %s: at least %s stays on the device at step %u "
             "(\"%s\": %s persistent, %s of the step's operands, %s in flight or unswappable); "
-            "a smaller --batch could fit\n",
+            "%s\n",
             a.graph, sfc_format_size(cfg.budget_bytes, have, sizeof have),
             sfc_format_size(floor, need, sizeof need), ir.schedule_floor_step,
             sfc_name_shown(graph->ops[ir.steps[ir.schedule_floor_step].op].name, op),
             sfc_format_size(ir.schedule_floor_persistent, pers, sizeof pers),
             sfc_format_size(ir.schedule_floor_operands, ops, sizeof ops),
-            sfc_format_size(floor > kept ? floor - kept : 0, rest, sizeof rest));
+            sfc_format_size(floor > kept ? floor - kept : 0, rest, sizeof rest), more);
   } else if (st == SFC_OK && !fits) {
     char need[32], have[32];
     fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,

@@ -186,9 +186,12 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
     if (opt && opt->dump_after &&
         (strcmp(opt->dump_after, "all") == 0 || strcmp(opt->dump_after, passes[i].name) == 0))
       sfc_report_dump_ir(ir, passes[i].name, dump);
+    if (opt && opt->stop_after && strcmp(opt->stop_after, passes[i].name) == 0)
+      return SFC_OK;
     if (passes[i].fn == sfc_pass_blocks && ir->schedule_rounds == 1 && !ir->window_candidates &&
-        ir->config->scheduler.policy == SFC_SCHED_WINDOW && ir->config->scheduler.window_auto &&
-        ir->config->budget_bytes && ir->lower_bound > ir->config->budget_bytes) {
+        !(opt && opt->stop_after) && ir->config->scheduler.policy == SFC_SCHED_WINDOW &&
+        ir->config->scheduler.window_auto && ir->config->budget_bytes &&
+        ir->lower_bound > ir->config->budget_bytes) {
       SFC_TRY(tune_window(ir, opt, err));
       i = pass_index(sfc_pass_blocks) - 1; /* again, with the choice, and the real packer */
       continue;

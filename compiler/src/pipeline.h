@@ -10,6 +10,8 @@ typedef struct sfc_compile_options {
   const char *dump_after; /* pass name, "all", or NULL: dump the IR after that pass */
   FILE *dump;             /* where dumps and -v timings go (stderr when NULL) */
   int verbose;            /* > 0: one timing line per pass */
+  const char *stop_after; /* pass name: stop after it, before any fragmentation round
+                             (NULL: run every pass); no window tuning then */
 } sfc_compile_options_t;
 
 /* Runs every pass in order. On failure the message names the pass that failed

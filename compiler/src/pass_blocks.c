@@ -1,12 +1,12 @@
 /* pass_blocks.c — the residencies: one block per live tensor, in the device arena.
  *
- * With no swapping (scheduler policy none, or until the window scheduler lands)
- * each used tensor is resident on the device over its whole live range: one block,
- * its size the tensor's bytes rounded up to the device alignment. Persistent
- * tensors' blocks carry SFC_BLOCK_PERSISTENT (their contents survive across
- * iterations). The window scheduler will split a tensor's range into several device
- * residencies and add their host staging blocks (arena SFC_ARENA_HOST); the tiler
- * will add PARTIAL blocks holding one box. The lower bound is the maximum over steps
+ * Each used tensor is resident on the device over its whole live range: one block,
+ * its size the tensor's bytes rounded up to the device alignment (the in-core plan).
+ * Persistent tensors' blocks carry SFC_BLOCK_PERSISTENT (their contents survive across
+ * iterations). The schedule pass (pass_schedule.c) then splits a swapped tensor's range
+ * into several device residencies and adds their host staging blocks (arena
+ * SFC_ARENA_HOST); the tiler will add PARTIAL blocks holding one box. The lower bound
+ * is the maximum over steps
  * of the device blocks' bytes (shared sweep, sfc/steps.h): no packing of these
  * blocks can use less.
  *

@@ -21,7 +21,10 @@
  *    multiple of the alignment; no two device blocks whose step ranges intersect
  *    share a byte (likewise host blocks); each step's operands name blocks of the
  *    right tensor that are live at that step; dependencies point backwards in issue
- *    order; swaps move between blocks of their tensor.
+ *    order; swaps move between blocks of their tensor; and the rest of the 55
+ *    invariants of docs/plan-format.md ("Invariants": each with its rule number, why it
+ *    exists, who checks it and the corpus file that breaks it), the same ones the
+ *    compiler's verifier proves (plan_validate.c and pass_verify.c).
  * The first violation found is reported, one line, naming the section, record and
  * field. The plan object owns a private copy of the data; the caller's buffer may
  * be freed after a load from memory.

@@ -21,7 +21,7 @@ typedef struct sfc_command {
 } sfc_command_t;
 
 extern const sfc_command_t sfc_cmd_compile, sfc_cmd_inspect, sfc_cmd_verify, sfc_cmd_config,
-    sfc_cmd_pack, sfc_cmd_simulate, sfc_cmd_run;
+    sfc_cmd_pack, sfc_cmd_simulate, sfc_cmd_run, sfc_cmd_maxbatch;
 
 /* Maps a status to the documented exit code. */
 int sfc_cli_exit_code(sfc_status_t status);

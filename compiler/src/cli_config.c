@@ -2,9 +2,27 @@
  * the -c file, then command-line overrides (--profile, --budget, --packer, --policy). */
 #include <string.h>
 
+#include "cli.h"
 #include "cli_config.h"
 #include "pack.h"
 #include "units.h"
+
+bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t *args,
+                           const char ***slot, const char **value) {
+  if (sfc_cli_option(argc, argv, i, "--config", "-c", value))
+    *slot = &args->file;
+  else if (sfc_cli_option(argc, argv, i, "--budget", "-b", value))
+    *slot = &args->budget;
+  else if (sfc_cli_option(argc, argv, i, "--profile", NULL, value))
+    *slot = &args->profile;
+  else if (sfc_cli_option(argc, argv, i, "--packer", NULL, value))
+    *slot = &args->packer;
+  else if (sfc_cli_option(argc, argv, i, "--policy", NULL, value))
+    *slot = &args->policy;
+  else
+    return false;
+  return true;
+}
 
 sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *cfg,
                                  sfc_error_t *err) {

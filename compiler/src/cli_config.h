@@ -12,6 +12,12 @@ typedef struct sfc_cli_config_args {
   const char *policy;  /* --policy, or NULL */
 } sfc_cli_config_args_t;
 
+/* Whether argv[*i] is one of the options above (-c/--config, -b/--budget, --profile,
+ * --packer, --policy); then *slot is the field of args it sets, *value its value (NULL
+ * when missing, which the caller reports) and *i is past it. */
+bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t *args,
+                           const char ***slot, const char **value);
+
 sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *args, sfc_config_t *cfg,
                                  sfc_error_t *err);
 

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "batch_scale.h"
+#include "batch_search.h"
 #include "cli_config.h"
 #include "emit.h"
 #include "load_graph.h"
@@ -20,41 +21,6 @@
 #include "pipeline.h"
 #include "report.h"
 #include "units.h"
-
-/* The floor (ir.h schedule_floor) of g rescaled to batch b: the passes up to schedule. */
-static bool floor_fits(sfc_graph_t *g, const sfc_config_t *cfg, int64_t b, bool *fits) {
-  sfc_error_t err = {0};
-  if (sfc_graph_batch_scale(g, b, &err) != SFC_OK)
-    return false;
-  sfc_ir_t ir;
-  sfc_ir_init(&ir, g, cfg);
-  sfc_compile_options_t opt = {.stop_after = "schedule"};
-  bool ok = sfc_compile_ir(&ir, &opt, &err) == SFC_OK;
-  *fits = !ir.schedule_infeasible;
-  sfc_ir_deinit(&ir);
-  return ok;
-}
-
-/* The largest batch below `batch` whose schedule floor fits the budget (bisection: the
- * floor grows with the batch), 0 when not even batch 1, -1 when it cannot be told (a
- * rescale or compile error). Leaves g at `batch`. Every larger batch is infeasible:
- * the floor is a lower bound on any plan; the batch found may still not pack. */
-static int64_t largest_batch_within_floor(sfc_graph_t *g, const sfc_config_t *cfg, int64_t batch) {
-  int64_t lo = 0, hi = batch; /* floor fits at lo (or lo == 0), not at hi */
-  bool fits = false, ok = true;
-  while (ok && hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    ok = floor_fits(g, cfg, mid, &fits);
-    if (fits)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  sfc_error_t err = {0};
-  if (sfc_graph_batch_scale(g, batch, &err) != SFC_OK)
-    ok = false;
-  return ok ? lo : -1;
-}
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
@@ -91,7 +57,8 @@ static const char help[] =
     "             2 bad input or usage (nothing written); 3 internal error\n";
 
 typedef struct args {
-  const char *graph, *config, *budget, *profile, *packer, *policy, *output, *dump_after, *batch;
+  const char *graph, *output, *dump_after, *batch;
+  sfc_cli_config_args_t ca; /* -c, --budget, --profile, --packer, --policy */
   int verbose, quiet, json;
 } args_t;
 
@@ -101,16 +68,8 @@ static int parse(int argc, char **argv, args_t *a) {
     const char **slot = NULL;
     if (sfc_cli_is_help(arg))
       return -1;
-    if (sfc_cli_option(argc, argv, &i, "--config", "-c", &v))
-      slot = &a->config;
-    else if (sfc_cli_option(argc, argv, &i, "--budget", "-b", &v))
-      slot = &a->budget;
-    else if (sfc_cli_option(argc, argv, &i, "--profile", NULL, &v))
-      slot = &a->profile;
-    else if (sfc_cli_option(argc, argv, &i, "--packer", NULL, &v))
-      slot = &a->packer;
-    else if (sfc_cli_option(argc, argv, &i, "--policy", NULL, &v))
-      slot = &a->policy;
+    if (sfc_cli_config_option(argc, argv, &i, &a->ca, &slot, &v))
+      ;
     else if (sfc_cli_option(argc, argv, &i, "--output", "-o", &v))
       slot = &a->output;
     else if (sfc_cli_option(argc, argv, &i, "--dump-after", NULL, &v))
@@ -224,16 +183,11 @@ static int run(int argc, char **argv) {
   double t0 = sfc_clock_seconds();
   sfc_error_t err = {0};
   /* the plan: never the graph or the config, and writable, before any work */
-  const char *inputs[] = {a.graph, a.config};
+  const char *inputs[] = {a.graph, a.ca.file};
   if (a.output && sfc_outfile_check(a.output, inputs, 2, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_config_t cfg;
-  sfc_cli_config_args_t ca = {.file = a.config,
-                              .profile = a.profile,
-                              .budget = a.budget,
-                              .packer = a.packer,
-                              .policy = a.policy};
-  if (sfc_cli_load_config(&ca, &cfg, &err) != SFC_OK)
+  if (sfc_cli_load_config(&a.ca, &cfg, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_graph_t *graph = NULL;
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
@@ -266,7 +220,10 @@ static int run(int argc, char **argv) {
   bool fits = ir.fits_budget;
   if (st == SFC_OK && !fits && ir.schedule_infeasible) { /* no schedule reaches the budget */
     char need[32], have[32], pers[32], ops[32], rest[32], op[SFC_NAME_SHOWN_BYTES], more[96];
-    int64_t most = a.batch ? largest_batch_within_floor(graph, &cfg, batch) : -1;
+    int64_t most = -1;
+    sfc_error_t ignored;
+    if (a.batch && sfc_batch_floor_limit(graph, &cfg, 1, batch, &most, &ignored) != SFC_OK)
+      most = -1; /* the line still says what it knows */
     if (most > 0)
       snprintf(more, sizeof more,
                "no --batch above %" PRId64 " can fit (the largest whose floor does)", most);

@@ -9,7 +9,7 @@
 
 static const sfc_command_t *const commands[] = {
     &sfc_cmd_compile, &sfc_cmd_inspect,  &sfc_cmd_verify, &sfc_cmd_config,
-    &sfc_cmd_pack,    &sfc_cmd_simulate, &sfc_cmd_run};
+    &sfc_cmd_pack,    &sfc_cmd_simulate, &sfc_cmd_run,    &sfc_cmd_maxbatch};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 int sfc_cli_exit_code(sfc_status_t status) {

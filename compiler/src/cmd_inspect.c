@@ -16,6 +16,7 @@
 #include "pack.h"
 #include "sfc/plan_reader.h"
 #include "svg.h"
+#include "timeline.h"
 #include "units.h"
 #include "verify.h"
 
@@ -23,19 +24,24 @@
 
 static const char inspect_help[] =
     "usage: sfc inspect PLAN [--json] [--blocks] [--steps] [--svg OUT.svg]\n"
+    "                        [--timeline OUT.svg]\n"
     "\n"
     "Shows what a plan holds: header, source graph, arena sizes, section counts;\n"
     "--blocks lists every device block (tensor, offset, bytes, live steps), --steps\n"
     "every step with its op. --json prints one JSON object instead: arena_bytes,\n"
     "host_arena_bytes, budget_bytes, alignment, graph, profile, counts, and the\n"
-    "arrays tensors, blocks and steps (always complete). --svg OUT.svg also writes a\n"
+    "arrays tensors, blocks, steps and swaps (always complete). --svg OUT.svg also writes a\n"
     "picture of the device arena: steps on x, offset on y, one rectangle per block,\n"
-    "the lower bound and the arena size as lines.\n"
+    "the lower bound and the arena size as lines. --timeline OUT.svg writes the plan\n"
+    "over its steps: device bytes per step stacked by tensor kind with the budget\n"
+    "line, the steps where compute waits for copies (one iteration replayed on the\n"
+    "sim device) and the bytes swapped out and in before each step.\n"
     "\n"
     "example:\n"
     "  sfc inspect cnn.plan --blocks\n"
     "  sfc inspect cnn.plan --json | python3 -m json.tool\n"
-    "  sfc inspect cnn.plan --svg cnn.svg\n";
+    "  sfc inspect cnn.plan --svg cnn.svg\n"
+    "  sfc inspect cnn.plan --timeline cnn-time.svg\n";
 
 static const char *block_flags(uint32_t f, char *buf, size_t cap) {
   snprintf(buf, cap, "%s%s%s", f & SFC_BLOCK_PERSISTENT ? "persistent " : "",
@@ -70,6 +76,17 @@ static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, 
          "                    %u swaps, %u deps, %u segments, %u boxes\n",
          v->tensor_count, v->op_count, v->block_count, v->host_block_count, v->step_count,
          v->swap_count, v->dep_count, v->segment_count, v->box_count);
+  if (v->swap_count) {
+    uint64_t in = 0, out = 0;
+    uint32_t n_in = 0;
+    for (uint32_t i = 0; i < v->swap_count; i++) {
+      bool is_in = v->swaps[i].direction == SFC_SWAP_IN;
+      n_in += is_in;
+      (is_in ? &in : &out)[0] += v->swaps[i].bytes;
+    }
+    printf("  swaps             %u out (%s), %u in (%s) per iteration\n", v->swap_count - n_in,
+           sfc_format_size(out, a, sizeof a), n_in, sfc_format_size(in, b, sizeof b));
+  }
   if (blocks) {
     printf("\n  %6s %8s %-28s %14s %14s %13s  %s\n", "block", "tensor", "name", "offset", "bytes",
            "steps", "flags");
@@ -153,6 +170,16 @@ static cJSON *to_json(const sfc_plan_view_t *v) {
       ok = n && cJSON_AddItemToArray(blocks, n);
     }
   }
+  ok = ok && (arr = cJSON_AddArrayToObject(root, "swaps")) != NULL;
+  for (uint32_t i = 0; ok && i < v->swap_count; i++) {
+    const sfc_plan_swap_t *w = &v->swaps[i];
+    ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(arr, o);
+    ok = ok && add_num(o, "index", i) && add_num(o, "tensor", w->tensor);
+    ok = ok && cJSON_AddStringToObject(o, "direction", w->direction == SFC_SWAP_OUT ? "out" : "in");
+    ok = ok && add_num(o, "bytes", (double)w->bytes) && add_num(o, "issue_step", w->issue_step);
+    ok = ok && add_num(o, "device_block", w->device_block) &&
+         add_num(o, "host_block", w->host_block);
+  }
   if (!ok) {
     cJSON_Delete(root);
     return NULL;
@@ -194,7 +221,7 @@ static sfc_status_t write_svg(const char *out, const char *path, const sfc_plan_
 }
 
 static int run_inspect(int argc, char **argv) {
-  const char *path = NULL, *svg = NULL, *value;
+  const char *path = NULL, *svg = NULL, *timeline = NULL, *value;
   bool json = false, blocks = false, steps = false;
   for (int i = 1; i < argc; i++) {
     if (sfc_cli_is_help(argv[i]))
@@ -203,6 +230,10 @@ static int run_inspect(int argc, char **argv) {
       if (!value)
         return sfc_cli_usage("inspect", "option '--svg' needs a value");
       svg = value;
+    } else if (sfc_cli_option(argc, argv, &i, "--timeline", NULL, &value)) {
+      if (!value)
+        return sfc_cli_usage("inspect", "option '--timeline' needs a value");
+      timeline = value;
     } else if (strcmp(argv[i], "--json") == 0)
       json = true;
     else if (strcmp(argv[i], "--blocks") == 0)
@@ -220,7 +251,9 @@ static int run_inspect(int argc, char **argv) {
     return sfc_cli_usage("inspect", "no plan given");
   sfc_error_t err = {0};
   /* the picture: never the plan, and writable, before anything is printed */
-  if (svg && sfc_outfile_check(svg, &path, 1, &err) != SFC_OK)
+  if ((svg && sfc_outfile_check(svg, &path, 1, &err) != SFC_OK) ||
+      (timeline && sfc_outfile_check(timeline, &path, 1, &err) != SFC_OK) ||
+      (svg && timeline && sfc_outfile_check_distinct(svg, timeline, &err) != SFC_OK))
     return sfc_cli_fail(&err);
   sfcrt_plan_t *plan;
   if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
@@ -243,6 +276,14 @@ static int run_inspect(int argc, char **argv) {
   }
   if (svg && rc == SFC_EXIT_OK && write_svg(svg, path, v, &err) != SFC_OK)
     rc = sfc_cli_fail(&err);
+  if (timeline && rc == SFC_EXIT_OK) {
+    char title[512];
+    snprintf(title, sizeof title, "%s: %s on %s, budget %" PRIu64 " B, %u swaps", path,
+             sfc_plan_string(v, v->meta.graph_name), sfc_plan_string(v, v->meta.profile_name),
+             v->header.budget_bytes, v->swap_count);
+    if (sfc_timeline_write_file(timeline, plan, title, &err) != SFC_OK)
+      rc = sfc_cli_fail(&err);
+  }
   sfcrt_plan_destroy(plan);
   return rc;
 }

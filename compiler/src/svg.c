@@ -22,7 +22,7 @@
 #define BOTTOM 40.0
 #define RIGHT  20.0
 
-static void put_escaped(FILE *out, const char *s) {
+void sfc_svg_put_escaped(FILE *out, const char *s) {
   for (; *s; s++) {
     switch (*s) {
       case '<':
@@ -98,7 +98,7 @@ sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t 
           height);
   if (pic->title) {
     fprintf(out, "<text x=\"%.2f\" y=\"24\" font-size=\"16\">", LEFT);
-    put_escaped(out, pic->title);
+    sfc_svg_put_escaped(out, pic->title);
     fputs("</text>\n", out);
   }
   fprintf(out,
@@ -128,7 +128,7 @@ sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t 
             "fill=\"hsl(%u,60%%,%u%%)\"><title>",
             x, y, w, h, c % 360, 55 + (c >> 16) % 25);
     if (pic->names)
-      put_escaped(out, pic->names[i]);
+      sfc_svg_put_escaped(out, pic->names[i]);
     else
       fprintf(out, "%zu", i);
     fprintf(out,

@@ -25,6 +25,9 @@ typedef struct sfc_svg_packing {
 /* Writes the SVG document. Returns SFC_ERR_IO when writing fails. */
 sfc_status_t sfc_svg_write(FILE *out, const sfc_svg_packing_t *pic, sfc_error_t *err);
 
+/* Writes s with <, >, & and " escaped for XML text and attributes. */
+void sfc_svg_put_escaped(FILE *out, const char *s);
+
 /* Writes the document to path through outfile.h (a temporary renamed over path). */
 sfc_status_t sfc_svg_write_file(const char *path, const sfc_svg_packing_t *pic, sfc_error_t *err);
 

@@ -401,6 +401,15 @@ def _propagated_axes(rec, batch):
     return axes
 
 
+def device_name(dev):
+    """The graph's "device": the GPU's own name on CUDA ("NVIDIA H100 80GB HBM3", which the
+    compiler matches against a profile's model, h100-..., to use the measured times),
+    otherwise torch's name ("cpu"). "cuda:0" would match no profile."""
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return str(dev)
+
+
 def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device="cpu",
            probe=True, profile=True, seed=0, time_decimals=None, time_reps=2, log=None):
     """Run the export; returns (graph dict, dsa rows, info dict)."""
@@ -524,7 +533,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
             "held_tensors", "held_bytes")}
     name = spec.replace(":", ".") + f"-b{batch}"
     graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,
-             "producer": "sfc-export", "torch": torch.__version__, "device": str(dev),
+             "producer": "sfc-export", "torch": torch.__version__, "device": device_name(dev),
              "optimizer": optimizer, "measured": measured, "tensors": rec.tensors, "ops": rec.ops}
     peak = acct.in_core_peak(graph)
     measured["in_core_peak_bytes"] = info["in_core_peak_bytes"] = peak

@@ -1,0 +1,172 @@
+/* test_tile_catalog.c — the FT op catalog's index maps (compiler/src/tile_catalog.c)
+ * against shared/data/tiling/halo_vectors.csv (301 ranges found by enumerating index
+ * sets, written for this project by someone else: every row of an op the catalog maps
+ * must give exactly its exact_lo..exact_hi, "-" meaning no index) and against this
+ * file's own enumeration on 20,000 random windows (stride, padding, dilation, every
+ * query range). Exit 77 without the shared data for the first part only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "test_rand.h"
+#include "tile_catalog.h"
+
+/* The row's query mapped by the catalog: true and [lo, hi], or false (no index). */
+static bool map_row(const char *op, int64_t n_in, int64_t n_out, int64_t k, int64_t s, int64_t p,
+                    int64_t d, int64_t qlo, int64_t qhi, int64_t *lo, int64_t *hi, bool *known) {
+  sfc_ft_window_t w = {n_in, n_out, k, s, p, d};
+  *known = true;
+  if (strncmp(op, "conv_fwd(", 9) == 0 || strncmp(op, "pool_fwd(", 9) == 0)
+    return sfc_ft_window_in(&w, qlo, qhi, lo, hi);
+  if (strncmp(op, "conv_bwd_data(", 14) == 0 || strcmp(op, "maxpool_bwd(dX->dY)") == 0)
+    return sfc_ft_window_out(&w, qlo, qhi, lo, hi);
+  if (strcmp(op, "maxpool_bwd(dX->X for argmax)") == 0) { /* the outputs, then their windows */
+    int64_t a, b;
+    return sfc_ft_window_out(&w, qlo, qhi, &a, &b) && sfc_ft_window_in(&w, a, b, lo, hi);
+  }
+  if (strncmp(op, "convT_fwd(", 10) == 0) { /* a conv from its output back to its input */
+    sfc_ft_window_t c = {n_out, n_in, k, s, p, d};
+    return sfc_ft_window_out(&c, qlo, qhi, lo, hi);
+  }
+  if (strncmp(op, "upsample_nearest(", 17) == 0)
+    return sfc_ft_nearest_in(n_in, n_out, qlo, qhi, lo, hi);
+  if (strncmp(op, "upsample_bilinear_ac_false(", 27) == 0)
+    return sfc_ft_bilinear_in(n_in, n_out, qlo, qhi, lo, hi);
+  *known = false;
+  return false;
+}
+
+static int64_t field(char **cur) { /* the next CSV field as an integer (-1 for "" or "-") */
+  char *f = strsep(cur, ",");
+  return f && *f && strcmp(f, "-") != 0 ? strtoll(f, NULL, 10) : -1;
+}
+
+static int halo_vectors(void) {
+  const char *shared = getenv("SFC_SHARED");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/data/tiling/halo_vectors.csv", shared ? shared : "../shared");
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "%s: absent (skipped)\n", path);
+    return 77;
+  }
+  char line[512];
+  int rows = 0, checked = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (rows++ == 0)
+      continue; /* header */
+    line[strcspn(line, "\r\n")] = '\0';
+    char *cur = line, op[128];
+    snprintf(op, sizeof op, "%s", strsep(&cur, ","));
+    int64_t n_in = field(&cur), n_out = field(&cur), k = field(&cur), s = field(&cur),
+            p = field(&cur), d = field(&cur);
+    strsep(&cur, ","); /* extra: ceil_mode and output_padding only shape n_out, given */
+    int64_t qlo = field(&cur), qhi = field(&cur), elo = field(&cur), ehi = field(&cur);
+    int64_t lo = -1, hi = -1;
+    bool known;
+    bool any = map_row(op, n_in, n_out, k, s, p, d, qlo, qhi, &lo, &hi, &known);
+    CHECK(known);
+    if (!known)
+      continue;
+    checked++;
+    if (!any)
+      lo = hi = -1;
+    if (lo != elo || hi != ehi)
+      fprintf(stderr,
+              "row %d %s n_in %lld n_out %lld k %lld s %lld p %lld d %lld [%lld, %lld]: "
+              "catalog [%lld, %lld], exact [%lld, %lld]\n",
+              rows, op, (long long)n_in, (long long)n_out, (long long)k, (long long)s, (long long)p,
+              (long long)d, (long long)qlo, (long long)qhi, (long long)lo, (long long)hi,
+              (long long)elo, (long long)ehi);
+    CHECK_EQ_I64(lo, elo);
+    CHECK_EQ_I64(hi, ehi);
+  }
+  fclose(f);
+  fprintf(stderr, "  halo_vectors.csv: %d rows, %d checked\n", rows - 1, checked);
+  CHECK(checked == rows - 1 && checked >= 300);
+  return 0;
+}
+
+/* Enumeration: every (output, tap) pair of a random window, both maps, every range. */
+static void random_windows(void) {
+  uint64_t rng = 0xF7C0DEULL;
+  int64_t cases = 0;
+  for (int t = 0; t < 20000; t++) {
+    sfc_ft_window_t w;
+    w.k = 1 + (int64_t)(test_rand_next(&rng) % 5);
+    w.s = 1 + (int64_t)(test_rand_next(&rng) % 3);
+    w.d = 1 + (int64_t)(test_rand_next(&rng) % 3);
+    w.p = (int64_t)(test_rand_next(&rng) % (w.k * w.d));
+    w.n_in = 1 + (int64_t)(test_rand_next(&rng) % 20);
+    int64_t span = (w.k - 1) * w.d + 1;
+    if (w.n_in + 2 * w.p < span)
+      continue;
+    w.n_out = (w.n_in + 2 * w.p - span) / w.s + 1;
+    int64_t a = (int64_t)(test_rand_next(&rng) % (uint64_t)w.n_out);
+    int64_t b = a + (int64_t)(test_rand_next(&rng) % (uint64_t)(w.n_out - a));
+    int64_t lo = -1, hi = -1, elo = -1, ehi = -1;
+    for (int64_t o = a; o <= b; o++) /* out -> in */
+      for (int64_t j = 0; j < w.k; j++) {
+        int64_t i = o * w.s - w.p + j * w.d;
+        if (i >= 0 && i < w.n_in) {
+          elo = elo < 0 || i < elo ? i : elo;
+          ehi = i > ehi ? i : ehi;
+        }
+      }
+    if (!sfc_ft_window_in(&w, a, b, &lo, &hi))
+      lo = hi = -1;
+    CHECK_EQ_I64(lo, elo);
+    CHECK_EQ_I64(hi, ehi);
+    int64_t ia = (int64_t)(test_rand_next(&rng) % (uint64_t)w.n_in);
+    int64_t ib = ia + (int64_t)(test_rand_next(&rng) % (uint64_t)(w.n_in - ia));
+    elo = ehi = -1;
+    for (int64_t o = 0; o < w.n_out; o++) /* in -> the outputs reading it */
+      for (int64_t j = 0; j < w.k; j++) {
+        int64_t i = o * w.s - w.p + j * w.d;
+        if (i >= ia && i <= ib) {
+          elo = elo < 0 || o < elo ? o : elo;
+          ehi = o > ehi ? o : ehi;
+        }
+      }
+    if (!sfc_ft_window_out(&w, ia, ib, &lo, &hi))
+      lo = hi = -1;
+    CHECK_EQ_I64(lo, elo);
+    CHECK_EQ_I64(hi, ehi);
+    cases++;
+  }
+  fprintf(stderr, "  %lld random windows enumerated\n", (long long)cases);
+  CHECK(cases > 10000);
+}
+
+/* The table: every bundled spatial op type is listed; unknown types end a segment. */
+static void table(void) {
+  const char *spatial[] = {"convolution",
+                           "convolution_backward",
+                           "max_pool2d_with_indices",
+                           "max_pool2d_with_indices_backward",
+                           "avg_pool2d",
+                           "avg_pool2d_backward",
+                           "relu_",
+                           "threshold_backward",
+                           "add_",
+                           "cat",
+                           "detach"};
+  for (size_t i = 0; i < sizeof spatial / sizeof spatial[0]; i++) {
+    const sfc_ft_entry_t *e = sfc_ft_lookup(spatial[i]);
+    CHECK(e && e->cls != SFC_FT_END);
+  }
+  CHECK(sfc_ft_lookup("native_batch_norm")->cls == SFC_FT_END);
+  CHECK(sfc_ft_lookup("some_new_op") == NULL);
+  uint32_t n;
+  const sfc_ft_entry_t *all = sfc_ft_entries(&n);
+  for (uint32_t i = 0; i < n; i++)
+    CHECK(sfc_ft_lookup(all[i].type) == &all[i]); /* no duplicates */
+}
+
+int main(void) {
+  RUN(table);
+  RUN(random_windows);
+  int rc = halo_vectors();
+  int failed = check_summary();
+  return failed ? failed : rc;
+}

@@ -243,11 +243,18 @@ static int run(int argc, char **argv) {
             sfc_format_size(ir.schedule_floor_persistent, pers, sizeof pers),
             sfc_format_size(ir.schedule_floor_operands, ops, sizeof ops),
             sfc_format_size(floor > kept ? floor - kept : 0, rest, sizeof rest), more);
-  } else if (st == SFC_OK && !fits) {
+  } else if (st == SFC_OK && !fits && ir.arena_bytes > cfg.budget_bytes) {
     char need[32], have[32];
     fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,
             sfc_format_size(ir.arena_bytes, need, sizeof need),
             sfc_format_size(cfg.budget_bytes, have, sizeof have));
+  } else if (st == SFC_OK && !fits) { /* the pinned host staging arena is over its budget */
+    char need[32], have[32];
+    fprintf(stderr,
+            "sfc: %s: the plan stages %s of swapped tensors in pinned host memory, more than "
+            "host.staging_budget %s (the scheduler does not plan within it yet)\n",
+            a.graph, sfc_format_size(ir.host_arena_bytes, need, sizeof need),
+            sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have));
   }
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(graph);

@@ -92,13 +92,21 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
   fprintf(out, "  %-18s %12.4f  (%s%s)\n", "arena/lower bound",
           ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0,
           ir->packer_name ? ir->packer_name : "?", ir->packing_optimal ? ", optimal" : "");
-  if (ir->fits_budget) {
+  if (ir->arena_bytes <= cfg->budget_bytes) {
     fprintf(out, "  %-18s %12s  fits\n", "budget", sfc_format_size(cfg->budget_bytes, h, sizeof h));
   } else {
     char more[32];
     fprintf(out, "  %-18s %12s  does NOT fit (%s over)\n", "budget",
             sfc_format_size(cfg->budget_bytes, h, sizeof h),
             sfc_format_size(ir->arena_bytes - cfg->budget_bytes, more, sizeof more));
+  }
+  uint64_t staging = cfg->host.staging_budget_bytes;
+  if (staging && ir->host_arena_bytes > staging) { /* the other half of fits_budget */
+    char more[32], need[32];
+    fprintf(out, "  %-18s %12s  does NOT fit host.staging_budget %s (%s over)\n", "host staging",
+            sfc_format_size(ir->host_arena_bytes, need, sizeof need),
+            sfc_format_size(staging, h, sizeof h),
+            sfc_format_size(ir->host_arena_bytes - staging, more, sizeof more));
   }
   if (ir->n_swaps) { /* the schedule pass's swaps: count, tensors, one iteration's traffic */
     char o[32], i[32];

@@ -122,7 +122,16 @@ typedef struct sfc_use {
   uint32_t tensor;
   uint32_t box;   /* index into boxes (a tile's part of the tensor); SFC_PLAN_NONE = whole */
   uint8_t access; /* sfc_access_t */
+  uint8_t flags;  /* SFC_USE_* */
 } sfc_use_t;
+
+/* sfc_use_t.flags */
+/* tiler: the step adds its result into the box (access RW); the tensor is zero before
+ * its segment's first tile */
+#define SFC_USE_ACCUMULATE 0x1u
+
+/* sfc_step_t.flags */
+#define SFC_STEP_RECOMPUTE 0x1u /* tiler: a forward op rerun in a backward tile */
 
 /* One compute step: an op, or one tile of an op inside a tiled segment. */
 typedef struct sfc_step {
@@ -134,6 +143,7 @@ typedef struct sfc_step {
   double time_us;     /* predicted duration (sfc/steps.h rule); < 0 when unknown */
   uint32_t dep_begin; /* schedule pass: deps[dep_begin .. + dep_count), the swaps the */
   uint32_t dep_count; /* step waits for (0 when nothing is swapped) */
+  uint32_t flags;     /* SFC_STEP_RECOMPUTE */
 } sfc_step_t;
 
 /* A tensor's life over the steps (liveness). */

@@ -72,6 +72,20 @@ static inline uint32_t tg_op(sfc_graph_t *g, const char *name, sfc_phase_t phase
   return o;
 }
 
+/* A 4-D tensor (N, C, H, W) of elements of elem_bytes (dtype f64 when 8, else f32). */
+static inline uint32_t tg_tensor4(sfc_graph_t *g, const char *name, sfc_tensor_kind_t kind,
+                                  uint64_t elem_bytes, int64_t n, int64_t c, int64_t h, int64_t w) {
+  uint32_t t = tg_tensor(g, name, (uint64_t)(n * c * h * w) * elem_bytes, kind);
+  sfc_tensor_t *x = &g->tensors[t];
+  x->dtype = elem_bytes == 8 ? SFC_DTYPE_F64 : SFC_DTYPE_F32;
+  x->ndim = 4;
+  x->shape[0] = n;
+  x->shape[1] = c;
+  x->shape[2] = h;
+  x->shape[3] = w;
+  return t;
+}
+
 /* Gives op o a workspace tensor of `bytes`, as the loader does for workspace_bytes. */
 static inline void tg_workspace(sfc_graph_t *g, uint32_t o, uint64_t bytes) {
   uint32_t t = tg_tensor(g, "ws", bytes, SFC_KIND_WORKSPACE);

@@ -1,0 +1,881 @@
+/* tiler.c — see tiler.h.
+ *
+ * Boxes (masked halo mode). For tile t, with O_t its part of the segment's output:
+ *   1. need[output] = O_t; walk the forward ops backwards: an op's output box is the
+ *      hull of what its outputs are needed on, its spatial inputs' boxes are what that
+ *      box reads (the catalog's exact maps per H and W; N kept; C whole), hulled into
+ *      their needs. need[] is every forward tensor's box.
+ *   2. walk the backward ops forwards: a gradient's box is the box of the forward
+ *      tensor whose data it is computed on (a convolution's or pooling's input gradient:
+ *      that input's; threshold_backward's: the ReLU output's; a gradient sum: the hull
+ *      of its terms; a channel slice: its source's). Outside its box the tile's gradient
+ *      is zero, so readers treat it as zero there.
+ * Cost: O(ops in the segment) per tile.
+ */
+#include "tiler.h"
+
+#include <string.h>
+
+#include "tile_catalog.h"
+
+#define NONE SFC_PLAN_NONE
+
+static bool in_range(uint32_t i, uint32_t begin, uint32_t end) {
+  return i >= begin && i < end;
+}
+
+static bool is_spatial(const sfc_tensor_t *t) {
+  return t->ndim == 4;
+}
+
+static sfc_ft_box_t box_empty(void) {
+  sfc_ft_box_t b;
+  for (int a = 0; a < 4; a++)
+    b.lo[a] = b.hi[a] = 0;
+  return b;
+}
+
+static sfc_ft_box_t box_whole(const sfc_tensor_t *t) {
+  sfc_ft_box_t b = box_empty();
+  for (int a = 0; a < 4; a++)
+    b.hi[a] = a < t->ndim ? t->shape[a] : 1;
+  return b;
+}
+
+static bool box_is_empty(const sfc_ft_box_t *b) {
+  for (int a = 0; a < 4; a++)
+    if (b->lo[a] >= b->hi[a])
+      return true;
+  return false;
+}
+
+static void box_hull(sfc_ft_box_t *into, const sfc_ft_box_t *b) {
+  if (box_is_empty(b))
+    return;
+  if (box_is_empty(into)) {
+    *into = *b;
+    return;
+  }
+  for (int a = 0; a < 4; a++) {
+    if (b->lo[a] < into->lo[a])
+      into->lo[a] = b->lo[a];
+    if (b->hi[a] > into->hi[a])
+      into->hi[a] = b->hi[a];
+  }
+}
+
+uint32_t sfc_ft_tile_count(const sfc_ft_segment_t *s) {
+  return s->grid[0] * s->grid[1] * s->grid[2] * s->grid[3];
+}
+
+uint64_t sfc_ft_box_bytes(const sfc_graph_t *g, uint32_t t, const sfc_ft_box_t *b) {
+  const sfc_tensor_t *x = &g->tensors[t];
+  if (box_is_empty(b))
+    return 0;
+  uint64_t total = 1, part = 1;
+  for (int a = 0; a < x->ndim && a < 4; a++) {
+    total *= (uint64_t)x->shape[a];
+    part *= (uint64_t)(b->hi[a] - b->lo[a]);
+  }
+  if (total == 0)
+    return 0;
+  uint64_t elem = x->bytes / total; /* the exporter's bytes are elements x size */
+  return elem ? elem * part : (x->bytes * part + total - 1) / total;
+}
+
+/* ---- op semantics -------------------------------------------------------------- */
+
+/* One spatial axis (0 = H, 1 = W) of a windowed op from input x to output y. */
+static sfc_ft_window_t op_window(const sfc_op_t *op, const sfc_tensor_t *x, const sfc_tensor_t *y,
+                                 int axis) {
+  const sfc_attrs_t *a = &op->attrs;
+  bool pool = strcmp(op->type, "convolution") != 0;
+  sfc_ft_window_t w = {.n_in = x->shape[2 + axis], .n_out = y->shape[2 + axis]};
+  w.k = (a->present & SFC_ATTR_KERNEL) ? a->kernel[axis] : 1;
+  w.s = (a->present & SFC_ATTR_STRIDE) ? a->stride[axis] : (pool ? w.k : 1);
+  w.p = (a->present & SFC_ATTR_PADDING) ? a->padding[axis] : 0;
+  w.d = (a->present & SFC_ATTR_DILATION) ? a->dilation[axis] : 1;
+  return w;
+}
+
+/* The box of spatial input x that op's output box `out` (of tensor y) reads. */
+static sfc_ft_box_t input_box(const sfc_graph_t *g, const sfc_op_t *op, sfc_ft_class_t cls,
+                              uint32_t xi, uint32_t yi, const sfc_ft_box_t *out) {
+  const sfc_tensor_t *x = &g->tensors[xi], *y = &g->tensors[yi];
+  sfc_ft_box_t b = box_whole(x);
+  if (box_is_empty(out))
+    return box_empty();
+  b.lo[0] = out->lo[0];
+  b.hi[0] = out->hi[0];
+  for (int axis = 0; axis < 2; axis++) {
+    int64_t lo = out->lo[2 + axis], hi = out->hi[2 + axis] - 1, ilo = 0, ihi = -1;
+    bool any = true;
+    int64_t n_in = x->shape[2 + axis], n_out = y->shape[2 + axis];
+    switch (cls) {
+      case SFC_FT_WINDOW: {
+        sfc_ft_window_t w = op_window(op, x, y, axis);
+        any = sfc_ft_window_in(&w, lo, hi, &ilo, &ihi);
+        break;
+      }
+      case SFC_FT_UPSAMPLE_NEAREST:
+        any = sfc_ft_nearest_in(n_in, n_out, lo, hi, &ilo, &ihi);
+        break;
+      case SFC_FT_UPSAMPLE_BILINEAR:
+        any = sfc_ft_bilinear_in(n_in, n_out, lo, hi, &ilo, &ihi);
+        break;
+      default: /* pointwise, cat, views: the same index */
+        ilo = lo;
+        ihi = hi;
+        break;
+    }
+    if (!any)
+      return box_empty();
+    b.lo[2 + axis] = ilo;
+    b.hi[2 + axis] = ihi + 1;
+  }
+  return b;
+}
+
+static bool forward_class_ok(sfc_ft_class_t c) {
+  return c == SFC_FT_WINDOW || c == SFC_FT_POINTWISE || c == SFC_FT_UPSAMPLE_NEAREST ||
+         c == SFC_FT_UPSAMPLE_BILINEAR || c == SFC_FT_CAT || c == SFC_FT_VIEW;
+}
+
+/* The backward ops the tiler knows, and where each gets its output box. */
+typedef enum bwd_rule {
+  BWD_UNKNOWN = 0,
+  BWD_VIEW,      /* detach: no output */
+  BWD_DATA_IN0,  /* conv / pool / upsample backward: grad of the forward op's input 0 */
+  BWD_THRESHOLD, /* threshold_backward(dy, y): the ReLU output's box */
+  BWD_SUM,       /* add of gradients: the hull of the terms */
+  BWD_SLICE,     /* a channel slice of a gradient (cat's backward) */
+} bwd_rule_t;
+
+static bwd_rule_t backward_rule(const sfc_op_t *op) {
+  const char *t = op->type;
+  if (strcmp(t, "detach") == 0)
+    return BWD_VIEW;
+  if (strcmp(t, "convolution_backward") == 0 ||
+      strcmp(t, "max_pool2d_with_indices_backward") == 0 || strcmp(t, "avg_pool2d_backward") == 0 ||
+      strcmp(t, "upsample_nearest2d_backward") == 0 ||
+      strcmp(t, "upsample_bilinear2d_backward") == 0)
+    return BWD_DATA_IN0;
+  if (strcmp(t, "threshold_backward") == 0)
+    return BWD_THRESHOLD;
+  if (strcmp(t, "add") == 0)
+    return BWD_SUM;
+  if (strcmp(t, "slice") == 0)
+    return BWD_SLICE;
+  return BWD_UNKNOWN;
+}
+
+/* ---- analysis ------------------------------------------------------------------- */
+
+static bool op_in_segment(const sfc_ft_segment_t *s, uint32_t i) {
+  return in_range(i, s->fwd_begin, s->fwd_end) || in_range(i, s->bwd_begin, s->bwd_end);
+}
+
+sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc_ft_info_t *info,
+                            sfc_pool_t *pool, sfc_error_t *err) {
+  uint32_t nt = g->n_tensors, no = g->n_ops;
+  if (s->fwd_begin >= s->fwd_end || s->fwd_end > no || s->bwd_begin > s->bwd_end ||
+      s->bwd_end > no || (s->bwd_begin < s->bwd_end && s->bwd_begin < s->fwd_end))
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "segment op ranges [%u, %u) [%u, %u) are invalid",
+                         s->fwd_begin, s->fwd_end, s->bwd_begin, s->bwd_end);
+  if (s->output >= nt || !is_spatial(&g->tensors[s->output]))
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "segment output is not a 4-D tensor");
+  const sfc_tensor_t *out = &g->tensors[s->output];
+  if (s->grid[1] != 1 || s->grid[0] < 1 || s->grid[2] < 1 || s->grid[3] < 1 ||
+      (int64_t)s->grid[0] > out->shape[0] || (int64_t)s->grid[2] > out->shape[2] ||
+      (int64_t)s->grid[3] > out->shape[3])
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "grid %ux%ux%ux%u does not fit the output's shape",
+                         s->grid[0], s->grid[1], s->grid[2], s->grid[3]);
+  info->role = sfc_pool_calloc(pool, nt ? nt : 1, sizeof *info->role);
+  info->fwd_of = sfc_pool_calloc(pool, nt ? nt : 1, sizeof *info->fwd_of);
+  info->recompute = sfc_pool_calloc(pool, no ? no : 1, sizeof *info->recompute);
+  uint8_t *made = sfc_pool_calloc(pool, nt ? nt : 1, 1); /* 1 forward, 2 backward */
+  bool *outside = sfc_pool_calloc(pool, nt ? nt : 1, sizeof *outside);
+  bool *weight_grad = sfc_pool_calloc(pool, nt ? nt : 1, sizeof *weight_grad);
+  if (!weight_grad || !info->role || !info->fwd_of || !info->recompute || !made || !outside)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory analysing a segment");
+  for (uint32_t t = 0; t < nt; t++)
+    info->fwd_of[t] = NONE;
+  info->n_partial = 0;
+
+  /* forward ops: known, forward, spatial data */
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    if (op->phase != SFC_PHASE_FORWARD || !e || !forward_class_ok(e->cls))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) cannot be tiled: %s", i, op->type,
+                           !e ? "not in the op catalog" : e->why);
+    if ((op->attrs.present & SFC_ATTR_OUTPUT_PADDING) || op->attrs.groups < 0)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s): transposed windows are not tiled",
+                           i, op->type);
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      if (!is_spatial(&g->tensors[op->outputs[k]]))
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) writes a tensor that is not 4-D",
+                             i, op->type);
+      made[op->outputs[k]] = 1;
+    }
+    if (op->workspace != NONE)
+      made[op->workspace] = 1;
+  }
+  if (made[s->output] != 1)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "the segment's output is not made by its ops");
+  /* backward ops: each of a forward op inside (or a view / sum / slice), and every
+   * backward op of a forward op inside is in the range */
+  for (uint32_t i = 0; i < no; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    bool in_b = in_range(i, s->bwd_begin, s->bwd_end);
+    if (!in_b && op->backward_of != NONE && in_range(op->backward_of, s->fwd_begin, s->fwd_end) &&
+        op->n_outputs > 0)
+      return sfc_error_set(
+          err, SFC_ERR_BAD_INPUT,
+          "op %u (%s), a backward op of the segment, is outside its backward range", i, op->type);
+    if (!in_b)
+      continue;
+    bwd_rule_t r = backward_rule(op);
+    if (op->phase != SFC_PHASE_BACKWARD || r == BWD_UNKNOWN)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "backward op %u (%s) cannot be tiled", i,
+                           op->type);
+    if (r == BWD_DATA_IN0 || r == BWD_THRESHOLD) {
+      if (op->backward_of == NONE || !in_range(op->backward_of, s->fwd_begin, s->fwd_end))
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                             "backward op %u (%s) belongs to no forward op of the segment", i,
+                             op->type);
+    }
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      made[op->outputs[k]] = made[op->outputs[k]] ? made[op->outputs[k]] : 2;
+      if (r == BWD_DATA_IN0) { /* all but the input's gradient: weights', summed */
+        const sfc_tensor_t *fx = &g->tensors[g->ops[op->backward_of].inputs[0]];
+        const sfc_tensor_t *x = &g->tensors[op->outputs[k]];
+        weight_grad[op->outputs[k]] =
+            !(k == 0 && x->ndim == 4 && memcmp(x->shape, fx->shape, 4 * sizeof x->shape[0]) == 0);
+      }
+    }
+    if (op->workspace != NONE)
+      made[op->workspace] = 2;
+  }
+  /* tensors touched outside the segment's ops; a tensor the forward ops write must not
+   * be written outside them (an in-place op on a checkpoint would run once per tile) */
+  for (uint32_t i = 0; i < no; i++) {
+    if (op_in_segment(s, i))
+      continue;
+    const sfc_op_t *op = &g->ops[i];
+    for (uint32_t k = 0; k < sfc_op_operand_count(op); k++)
+      outside[sfc_op_operand(op, k)] = true;
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      if (made[op->outputs[k]] == 1)
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                             "tensor %u (%s) is written inside the segment and by op %u (%s) "
+                             "outside it",
+                             op->outputs[k], g->tensors[op->outputs[k]].name, i, op->type);
+  }
+  /* roles: what is made inside and used only inside is recomputed, unless the op that
+   * makes it also makes a kept tensor (then everything it makes is kept) */
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end || i < s->bwd_end; i++) {
+    if (!op_in_segment(s, i))
+      continue;
+    const sfc_op_t *op = &g->ops[i];
+    for (uint32_t k = 0; k < sfc_op_operand_count(op); k++) {
+      uint32_t t = sfc_op_operand(op, k);
+      const sfc_tensor_t *x = &g->tensors[t];
+      if (info->role[t])
+        continue;
+      if (!made[t])
+        info->role[t] =
+            is_spatial(x) && k < op->n_inputs ? SFC_FT_ROLE_CHECKPOINT : SFC_FT_ROLE_WHOLE;
+      else if (made[t] == 1)
+        info->role[t] =
+            (outside[t] || (x->flags & SFC_TENSOR_PERSISTENT) || x->kind == SFC_KIND_OUTPUT)
+                ? SFC_FT_ROLE_CHECKPOINT
+                : SFC_FT_ROLE_PARTIAL;
+      else
+        info->role[t] = outside[t] || x->kind == SFC_KIND_OUTPUT || weight_grad[t]
+                            ? SFC_FT_ROLE_ACCUMULATE
+                            : SFC_FT_ROLE_PARTIAL;
+    }
+  }
+  /* params and other non-spatial inputs of forward ops are whole even if "spatial"-ranked
+   * (a 4-D weight): a tensor is a checkpoint only when it is some op's data input */
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
+    for (uint32_t k = data_inputs; k < op->n_inputs; k++)
+      if (!made[op->inputs[k]])
+        info->role[op->inputs[k]] = SFC_FT_ROLE_WHOLE;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
+      const sfc_op_t *op = &g->ops[i];
+      bool kept = false;
+      for (uint32_t k = 0; k < op->n_outputs; k++)
+        kept |= info->role[op->outputs[k]] == SFC_FT_ROLE_CHECKPOINT;
+      for (uint32_t k = 0; kept && k < op->n_outputs; k++)
+        if (info->role[op->outputs[k]] == SFC_FT_ROLE_PARTIAL) {
+          info->role[op->outputs[k]] = SFC_FT_ROLE_CHECKPOINT;
+          changed = true;
+        }
+    }
+  }
+  /* a kept tensor made inside must be cut exactly like the output */
+  for (uint32_t t = 0; t < nt; t++) {
+    if (made[t] == 1 && info->role[t] == SFC_FT_ROLE_CHECKPOINT) {
+      const sfc_tensor_t *x = &g->tensors[t];
+      if (x->shape[0] != out->shape[0] || x->shape[2] != out->shape[2] ||
+          x->shape[3] != out->shape[3])
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                             "tensor %u (%s), made inside the segment, is used outside it but is "
+                             "not shaped like the output",
+                             t, x->name);
+    }
+    if (made[t] == 2 && info->role[t] == SFC_FT_ROLE_ACCUMULATE && is_spatial(&g->tensors[t]) &&
+        g->tensors[t].kind != SFC_KIND_GRAD)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "tensor %u (%s), made by the segment's backward, is used outside it", t,
+                           g->tensors[t].name);
+    if (info->role[t] == SFC_FT_ROLE_PARTIAL)
+      info->n_partial++;
+  }
+  /* the forward ops the backward reruns: those whose every output is recomputed */
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    bool all = op->n_outputs > 0;
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      all &= info->role[op->outputs[k]] == SFC_FT_ROLE_PARTIAL;
+    info->recompute[i] = all && s->bwd_begin < s->bwd_end;
+  }
+  for (uint32_t t = 0; t < nt; t++)
+    if (made[t] == 1 || (info->role[t] && !made[t]))
+      info->fwd_of[t] = t;
+  return SFC_OK;
+}
+
+/* ---- boxes ---------------------------------------------------------------------- */
+
+void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                       uint32_t tile, sfc_ft_box_t *boxes) {
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    boxes[t] = info->role[t] == SFC_FT_ROLE_WHOLE ? box_whole(&g->tensors[t]) : box_empty();
+  /* O_t: tile index row-major over N, C, H, W */
+  const sfc_tensor_t *out = &g->tensors[s->output];
+  sfc_ft_box_t o = box_whole(out);
+  uint32_t rest = tile;
+  for (int a = 3; a >= 0; a--) {
+    uint32_t n = s->grid[a], i = rest % n;
+    rest /= n;
+    if (a == 1)
+      continue;
+    int64_t len = out->shape[a];
+    o.lo[a] = len * (int64_t)i / (int64_t)n;
+    o.hi[a] = len * (int64_t)(i + 1) / (int64_t)n;
+  }
+  boxes[s->output] = o;
+  /* 1. forward receptive fields, backwards over the forward ops */
+  for (uint32_t i = s->fwd_end; i-- > s->fwd_begin;) {
+    const sfc_op_t *op = &g->ops[i];
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    sfc_ft_box_t ob = box_empty();
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      box_hull(&ob, &boxes[op->outputs[k]]);
+    if (op->n_outputs == 0) /* a view: reads what its input is needed on */
+      continue;
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      sfc_ft_box_t b = ob;
+      const sfc_tensor_t *y = &g->tensors[op->outputs[k]];
+      b.lo[1] = 0;
+      b.hi[1] = y->shape[1];
+      box_hull(&boxes[op->outputs[k]], &b);
+    }
+    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
+    for (uint32_t k = 0; k < data_inputs; k++) {
+      uint32_t x = op->inputs[k];
+      if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
+        continue;
+      sfc_ft_box_t b = input_box(g, op, e->cls, x, op->outputs[0], &ob);
+      box_hull(&boxes[x], &b);
+    }
+  }
+  /* 2. gradients, forwards over the backward ops: each output gets the box its op
+   * computes (sfc_ft_op_boxes), hulled over the ops that make it */
+  sfc_ft_box_t ob[8];
+  for (uint32_t i = s->bwd_begin; i < s->bwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    uint32_t m = sfc_op_operand_count(op);
+    if (m > 8)
+      continue; /* analyse refused such ops */
+    bwd_rule_t r = backward_rule(op);
+    uint32_t dy = op->n_inputs ? op->inputs[0] : NONE;
+    if (dy != NONE && info->role[dy] == SFC_FT_ROLE_CHECKPOINT && box_is_empty(&boxes[dy])) {
+      /* the output's gradient, made outside: this tile's part of it is the output's */
+      uint32_t y = r == BWD_THRESHOLD && op->n_inputs > 1 ? op->inputs[1]
+                   : r == BWD_DATA_IN0                    ? g->ops[op->backward_of].outputs[0]
+                                                          : NONE;
+      if (y != NONE && g->tensors[y].ndim == 4 && g->tensors[dy].ndim == 4) {
+        boxes[dy] = boxes[y];
+        boxes[dy].lo[1] = 0;
+        boxes[dy].hi[1] = g->tensors[dy].shape[1];
+      }
+    }
+    sfc_ft_op_boxes(g, s, info, boxes, i, ob, NULL, NULL);
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      box_hull(&boxes[op->outputs[k]], &ob[op->n_inputs + k]);
+  }
+}
+
+/* Zeros a window op supplies around its input box [ilo, ihi) for outputs [olo, ohi) on
+ * one axis: before, the reads below the box (outside the tensor or never read); after,
+ * likewise. Both >= 0 for an exact box. */
+static void window_pads(const sfc_ft_window_t *w, int64_t olo, int64_t ohi, int64_t ilo,
+                        int64_t ihi, uint32_t *pl, uint32_t *ph) {
+  int64_t first = olo * w->s - w->p, last = (ohi - 1) * w->s - w->p + (w->k - 1) * w->d;
+  int64_t a = ilo - first, b = last + 1 - ihi;
+  *pl = a > 0 ? (uint32_t)a : 0;
+  *ph = b > 0 ? (uint32_t)b : 0;
+}
+
+void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                     const sfc_ft_box_t *tb, uint32_t op_index, sfc_ft_box_t *boxes,
+                     uint32_t (*pad_lo)[4], uint32_t (*pad_hi)[4]) {
+  const sfc_op_t *op = &g->ops[op_index];
+  uint32_t m = sfc_op_operand_count(op);
+  (void)s;
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = sfc_op_operand(op, k);
+    boxes[k] = info->role[t] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[t])
+                   ? box_whole(&g->tensors[t])
+                   : tb[t];
+    if (pad_lo)
+      memset(pad_lo[k], 0, sizeof pad_lo[k]);
+    if (pad_hi)
+      memset(pad_hi[k], 0, sizeof pad_hi[k]);
+  }
+  /* the forward op whose window, inputs and output this step's data boxes follow, and
+   * the output box they follow from */
+  const sfc_op_t *f = NULL;
+  sfc_ft_box_t fo = box_empty();
+  uint32_t x_slot = NONE, dx_slot = NONE; /* operands on the input's read box */
+  uint32_t idx_slot = NONE;               /* operands on the output box */
+  uint32_t dy_slot = NONE;
+  if (op->phase == SFC_PHASE_FORWARD) {
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    if (op->n_outputs == 0 || !e)
+      return; /* a view reads its input's box */
+    f = op;
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      box_hull(&fo, &tb[op->outputs[k]]);
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      sfc_ft_box_t b = fo;
+      if (!box_is_empty(&b)) {
+        b.lo[1] = 0;
+        b.hi[1] = g->tensors[op->outputs[k]].shape[1];
+      }
+      boxes[op->n_inputs + k] = b;
+    }
+    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
+    for (uint32_t k = 0; k < data_inputs; k++) {
+      uint32_t x = op->inputs[k];
+      if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
+        continue;
+      boxes[k] = input_box(g, op, e->cls, x, op->outputs[0], &fo);
+      if (e->cls == SFC_FT_WINDOW && k == 0)
+        x_slot = 0;
+    }
+  } else {
+    bwd_rule_t r = backward_rule(op);
+    if (r == BWD_DATA_IN0) {
+      f = &g->ops[op->backward_of];
+      dy_slot = 0;
+      fo = tb[op->inputs[0]]; /* the gradient's own box: where it can be nonzero */
+      sfc_ft_box_t xb =
+          input_box(g, f, sfc_ft_lookup(f->type)->cls, f->inputs[0], f->outputs[0], &fo);
+      boxes[0] = fo;
+      for (uint32_t k = 1; k < op->n_inputs; k++) {
+        uint32_t t = op->inputs[k];
+        if (t == f->inputs[0]) {
+          boxes[k] = xb;
+          x_slot = k;
+        } else if (is_spatial(&g->tensors[t]) && info->role[t] != SFC_FT_ROLE_WHOLE) {
+          boxes[k] = fo; /* max pooling's indices: shaped like the output */
+          idx_slot = k;
+        }
+      }
+      const sfc_tensor_t *fx = &g->tensors[f->inputs[0]];
+      for (uint32_t k = 0; k < op->n_outputs; k++) {
+        const sfc_tensor_t *x = &g->tensors[op->outputs[k]];
+        if (k == 0 && x->ndim == 4 && memcmp(x->shape, fx->shape, sizeof x->shape[0] * 4) == 0 &&
+            info->role[op->outputs[k]] != SFC_FT_ROLE_WHOLE) {
+          boxes[op->n_inputs] = xb;
+          dx_slot = op->n_inputs;
+        } else {
+          boxes[op->n_inputs + k] = box_whole(x);
+        }
+      }
+    } else if (r == BWD_THRESHOLD) {
+      sfc_ft_box_t b = tb[op->inputs[0]];
+      for (uint32_t k = 0; k < m; k++)
+        if (is_spatial(&g->tensors[sfc_op_operand(op, k)]))
+          boxes[k] = b;
+    } else if (r == BWD_SUM) {
+      sfc_ft_box_t b = box_empty();
+      for (uint32_t k = 0; k < op->n_inputs; k++)
+        box_hull(&b, &tb[op->inputs[k]]);
+      for (uint32_t k = 0; k < op->n_outputs; k++)
+        boxes[op->n_inputs + k] = b;
+    } else if (r == BWD_SLICE && op->n_inputs > 0) {
+      sfc_ft_box_t b = tb[op->inputs[0]];
+      for (uint32_t k = 0; k < op->n_outputs; k++) {
+        sfc_ft_box_t c = b;
+        if (!box_is_empty(&c)) {
+          c.lo[1] = 0;
+          c.hi[1] = g->tensors[op->outputs[k]].shape[1];
+        }
+        boxes[op->n_inputs + k] = c;
+      }
+    }
+  }
+  (void)idx_slot;
+  (void)dy_slot;
+  /* the zeros a window supplies around its read box */
+  if (!f || !pad_lo || !pad_hi || sfc_ft_lookup(f->type)->cls != SFC_FT_WINDOW)
+    return;
+  for (uint32_t slot = 0; slot < 2; slot++) {
+    uint32_t k = slot == 0 ? x_slot : dx_slot;
+    if (k == NONE || box_is_empty(&boxes[k]) || box_is_empty(&fo))
+      continue;
+    for (int axis = 0; axis < 2; axis++) {
+      sfc_ft_window_t w = op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
+      window_pads(&w, fo.lo[2 + axis], fo.hi[2 + axis], boxes[k].lo[2 + axis],
+                  boxes[k].hi[2 + axis], &pad_lo[k][2 + axis], &pad_hi[k][2 + axis]);
+    }
+  }
+}
+
+static uint64_t partial_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                             const sfc_ft_info_t *info, sfc_ft_box_t *scratch, uint64_t limit) {
+  uint64_t peak = 0;
+  uint32_t n = sfc_ft_tile_count(s);
+  for (uint32_t tile = 0; tile < n; tile++) {
+    sfc_ft_tile_boxes(g, s, info, tile, scratch);
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      if (info->role[t] == SFC_FT_ROLE_PARTIAL)
+        sum += sfc_ft_box_bytes(g, t, &scratch[t]);
+    if (sum > peak)
+      peak = sum;
+    if (peak > limit)
+      break; /* over: the rest cannot bring it back */
+  }
+  return peak;
+}
+
+uint64_t sfc_ft_partial_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                             const sfc_ft_info_t *info, sfc_ft_box_t *scratch) {
+  return partial_peak(g, s, info, scratch, UINT64_MAX);
+}
+
+/* ---- the IR rewrite ------------------------------------------------------------- */
+
+typedef struct rewriter {
+  sfc_ir_t *ir;
+  sfc_step_t *steps;
+  uint32_t n_steps, cap_steps;
+  sfc_use_t *uses;
+  uint32_t n_uses, cap_uses;
+  sfc_plan_box_t *boxes;
+  uint32_t n_boxes, cap_boxes;
+} rewriter_t;
+
+static bool grow(sfc_pool_t *pool, void **p, uint32_t *cap, uint32_t need, size_t size) {
+  if (need <= *cap)
+    return true;
+  uint64_t n = *cap ? *cap : 64;
+  while (n < need)
+    n *= 2;
+  if (n > SFC_PLAN_MAX_RECORDS)
+    n = need;
+  if (need > SFC_PLAN_MAX_RECORDS)
+    return false;
+  void *q = sfc_pool_calloc(pool, (size_t)n, size);
+  if (!q)
+    return false;
+  if (*cap)
+    memcpy(q, *p, (size_t)*cap * size);
+  *p = q;
+  *cap = (uint32_t)n;
+  return true;
+}
+
+/* Appends a copy of the steps pass's step for op i; boxes from the tile when `tb`. */
+static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft_segment_t *s,
+                              const sfc_ft_info_t *info, const sfc_ft_box_t *tb, uint32_t seg,
+                              uint32_t tile, uint32_t flags, sfc_error_t *err) {
+  sfc_ir_t *ir = w->ir;
+  const sfc_graph_t *g = ir->graph;
+  const sfc_op_t *op = &g->ops[src->op];
+  uint32_t m = src->use_count;
+  if (!grow(&ir->pool, (void **)&w->steps, &w->cap_steps, w->n_steps + 1, sizeof *w->steps) ||
+      !grow(&ir->pool, (void **)&w->uses, &w->cap_uses, w->n_uses + m, sizeof *w->uses) ||
+      !grow(&ir->pool, (void **)&w->boxes, &w->cap_boxes, w->n_boxes + m, sizeof *w->boxes))
+    return sfc_error_set(err, SFC_ERR_LIMIT, "tiling makes more steps than a plan can hold");
+  sfc_step_t st = *src;
+  st.use_begin = w->n_uses;
+  st.flags = flags;
+  if (tb) {
+    sfc_ft_box_t ob[SFC_MAX_OP_OPERANDS > 64 ? 64 : SFC_MAX_OP_OPERANDS];
+    uint32_t pl[64][4], ph[64][4];
+    if (m > 64)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u has too many operands to tile", src->op);
+    sfc_ft_op_boxes(g, s, info, tb, src->op, ob, pl, ph);
+    st.segment = seg;
+    st.tile = tile;
+    double share = 1;
+    for (uint32_t k = 0; k < m; k++) {
+      sfc_use_t u = ir->uses[src->use_begin + k];
+      const sfc_tensor_t *x = &g->tensors[u.tensor];
+      uint8_t role = info->role[u.tensor];
+      if (role == SFC_FT_ROLE_ACCUMULATE && k >= op->n_inputs) {
+        u.access = SFC_ACCESS_RW;
+        u.flags |= SFC_USE_ACCUMULATE;
+      }
+      if (role != SFC_FT_ROLE_WHOLE && role != SFC_FT_ROLE_NONE && x->ndim == 4) {
+        sfc_plan_box_t b = {.tensor = u.tensor, .ndim = 4};
+        for (int a = 0; a < 4; a++) {
+          b.lo[a] = ob[k].lo[a];
+          b.hi[a] = ob[k].hi[a] > ob[k].lo[a] ? ob[k].hi[a] : ob[k].lo[a];
+          b.pad_lo[a] = pl[k][a];
+          b.pad_hi[a] = ph[k][a];
+        }
+        u.box = w->n_boxes;
+        w->boxes[w->n_boxes++] = b;
+        if (k == op->n_inputs && op->n_outputs > 0) { /* the first output's share */
+          double part = 1, whole = 1;
+          for (int a = 0; a < 4; a++) {
+            part *= (double)(b.hi[a] - b.lo[a]);
+            whole *= (double)x->shape[a];
+          }
+          share = whole > 0 ? part / whole : 1;
+        }
+      }
+      w->uses[w->n_uses++] = u;
+    }
+    /* the step's time: its share of the op (sfc/steps.h); src holds the whole op's */
+    st.time_us = src->time_us < 0 ? src->time_us : src->time_us * share;
+  } else {
+    memcpy(&w->uses[w->n_uses], &ir->uses[src->use_begin], m * sizeof *w->uses);
+    for (uint32_t k = 0; k < m; k++)
+      if (w->uses[w->n_uses + k].box != SFC_PLAN_NONE)
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT, "steps were tiled already");
+    w->n_uses += m;
+  }
+  st.use_count = m;
+  w->steps[w->n_steps++] = st;
+  return SFC_OK;
+}
+
+sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint32_t n,
+                            sfc_error_t *err) {
+  const sfc_graph_t *g = ir->graph;
+  if (ir->n_steps != g->n_ops || ir->n_boxes != 0)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "the tiler runs once, on the steps pass's output");
+  rewriter_t w = {.ir = ir};
+  sfc_ft_info_t *info = sfc_pool_calloc(&ir->pool, n ? n : 1, sizeof *info);
+  sfc_ft_box_t *tb = sfc_pool_calloc(&ir->pool, g->n_tensors ? g->n_tensors : 1, sizeof *tb);
+  /* which segment starts at each op, forward or backward */
+  uint32_t *fwd_at = sfc_pool_calloc(&ir->pool, g->n_ops + 1, sizeof *fwd_at);
+  uint32_t *bwd_at = sfc_pool_calloc(&ir->pool, g->n_ops + 1, sizeof *bwd_at);
+  if (!info || !tb || !fwd_at || !bwd_at)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory tiling");
+  for (uint32_t i = 0; i <= g->n_ops; i++)
+    fwd_at[i] = bwd_at[i] = NONE;
+  for (uint32_t k = 0; k < n; k++) {
+    sfc_status_t st = sfc_ft_analyze(g, &segments[k], &info[k], &ir->pool, err);
+    if (st != SFC_OK)
+      return st;
+    if (k > 0 && (segments[k].fwd_begin < segments[k - 1].fwd_end ||
+                  (segments[k].bwd_begin < segments[k].bwd_end &&
+                   segments[k - 1].bwd_begin < segments[k - 1].bwd_end &&
+                   segments[k].bwd_end > segments[k - 1].bwd_begin)))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "segments %u and %u overlap or are unsorted",
+                           k - 1, k);
+    fwd_at[segments[k].fwd_begin] = k;
+    if (segments[k].bwd_begin < segments[k].bwd_end)
+      bwd_at[segments[k].bwd_begin] = k;
+  }
+  uint32_t seg_index = 0; /* plan segments: forward and backward ones, in step order */
+  for (uint32_t i = 0; i < g->n_ops;) {
+    uint32_t k = fwd_at[i] != NONE ? fwd_at[i] : bwd_at[i];
+    if (k == NONE) {
+      sfc_status_t st = emit_step(&w, &ir->steps[i], NULL, NULL, NULL, NONE, NONE, 0, err);
+      if (st != SFC_OK)
+        return st;
+      i++;
+      continue;
+    }
+    const sfc_ft_segment_t *s = &segments[k];
+    bool fwd = fwd_at[i] == k;
+    uint32_t tiles = sfc_ft_tile_count(s);
+    for (uint32_t t = 0; t < tiles; t++) {
+      sfc_ft_tile_boxes(g, s, &info[k], t, tb);
+      if (!fwd)
+        for (uint32_t j = s->fwd_begin; j < s->fwd_end; j++)
+          if (info[k].recompute[j]) {
+            sfc_status_t st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t,
+                                        SFC_STEP_RECOMPUTE, err);
+            if (st != SFC_OK)
+              return st;
+          }
+      uint32_t b = fwd ? s->fwd_begin : s->bwd_begin, e = fwd ? s->fwd_end : s->bwd_end;
+      for (uint32_t j = b; j < e; j++) {
+        sfc_status_t st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t, 0, err);
+        if (st != SFC_OK)
+          return st;
+      }
+    }
+    seg_index++;
+    i = fwd ? s->fwd_end : s->bwd_end;
+  }
+  ir->steps = w.steps;
+  ir->n_steps = w.n_steps;
+  ir->uses = w.uses;
+  ir->n_uses = w.n_uses;
+  ir->boxes = w.boxes;
+  ir->n_boxes = w.n_boxes;
+  return SFC_OK;
+}
+
+/* ---- the partitioner ------------------------------------------------------------ */
+
+static bool forward_tileable(const sfc_graph_t *g, uint32_t i) {
+  const sfc_op_t *op = &g->ops[i];
+  const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+  if (op->phase != SFC_PHASE_FORWARD || !e || !forward_class_ok(e->cls))
+    return false;
+  for (uint32_t k = 0; k < op->n_outputs; k++)
+    if (!is_spatial(&g->tensors[op->outputs[k]]))
+      return false;
+  return true;
+}
+
+/* The segment [b, e) would have: its output (the last op's first output) and its
+ * backward range (every backward op of its ops, and what lies between). */
+static bool segment_of(const sfc_graph_t *g, uint32_t b, uint32_t e, sfc_ft_segment_t *s) {
+  uint32_t last = e;
+  while (last > b && g->ops[last - 1].n_outputs == 0)
+    last--;
+  if (last == b)
+    return false;
+  *s = (sfc_ft_segment_t){
+      .fwd_begin = b, .fwd_end = e, .output = g->ops[last - 1].outputs[0], .grid = {1, 1, 1, 1}};
+  uint32_t lo = NONE, hi = 0;
+  for (uint32_t i = e; i < g->n_ops; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    if (op->backward_of != NONE && in_range(op->backward_of, b, e) && op->n_outputs > 0) {
+      lo = lo == NONE ? i : lo;
+      hi = i + 1;
+    }
+  }
+  s->bwd_begin = lo == NONE ? e : lo;
+  s->bwd_end = lo == NONE ? e : hi;
+  return true;
+}
+
+/* The smallest grid (tile count, then H before W, then N) whose partial peak fits. */
+static bool choose_grid(const sfc_graph_t *g, sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                        uint64_t tile_bytes, uint32_t max_tiles, uint32_t min_tile,
+                        sfc_ft_box_t *scratch) {
+  const sfc_tensor_t *out = &g->tensors[s->output];
+  int64_t H = out->shape[2], W = out->shape[3], N = out->shape[0];
+  for (uint32_t count = 1; count <= max_tiles; count++) {
+    for (uint32_t gn = 1; gn <= count && (int64_t)gn <= N; gn++) {
+      if (count % gn)
+        continue;
+      uint32_t spatial = count / gn;
+      for (uint32_t gh = spatial; gh >= 1; gh--) {
+        if (spatial % gh)
+          continue;
+        uint32_t gw = spatial / gh;
+        if ((int64_t)gh > H || (int64_t)gw > W)
+          continue;
+        if (count > 1 &&
+            ((gh > 1 && H / gh < (int64_t)min_tile) || (gw > 1 && W / gw < (int64_t)min_tile)))
+          continue;
+        s->grid[0] = gn;
+        s->grid[2] = gh;
+        s->grid[3] = gw;
+        if (partial_peak(g, s, info, scratch, tile_bytes) <= tile_bytes)
+          return true;
+      }
+    }
+  }
+  s->grid[0] = s->grid[2] = s->grid[3] = 1;
+  return false;
+}
+
+sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_t max_tiles,
+                              uint32_t min_tile, bool all, sfc_ft_segment_t **segments, uint32_t *n,
+                              sfc_pool_t *pool, sfc_error_t *err) {
+  *n = 0;
+  *segments = NULL;
+  sfc_pool_t scratch_pool = {0};
+  sfc_ft_box_t *scratch = sfc_pool_calloc(pool, g->n_tensors ? g->n_tensors : 1, sizeof *scratch);
+  sfc_ft_segment_t *out = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *out);
+  if (!scratch || !out)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory partitioning");
+  uint32_t count = 0, prev_bwd_begin = NONE;
+  for (uint32_t b = 0; b < g->n_ops;) {
+    if (!forward_tileable(g, b)) {
+      b++;
+      continue;
+    }
+    uint32_t e = b;
+    while (e < g->n_ops && forward_tileable(g, e))
+      e++;
+    /* grow the segment from b while it stays tileable within tile_bytes; keep the
+     * longest that fits (or, when none fits, the shortest the tiler accepts) */
+    sfc_ft_segment_t s, best = {0};
+    sfc_ft_info_t info;
+    uint32_t best_end = 0;
+    bool best_fits = false;
+    for (uint32_t end = b + 1; end <= e; end++) {
+      if (!segment_of(g, b, end, &s))
+        continue;
+      sfc_error_t ignored = {0};
+      sfc_pool_free_all(&scratch_pool);
+      if (sfc_ft_analyze(g, &s, &info, &scratch_pool, &ignored) != SFC_OK)
+        continue;
+      /* backward ranges of consecutive segments run in the opposite order */
+      if (s.bwd_begin < s.bwd_end && prev_bwd_begin != NONE && s.bwd_end > prev_bwd_begin)
+        continue;
+      bool fits = choose_grid(g, &s, &info, tile_bytes, max_tiles, min_tile, scratch);
+      if (fits || !best_end) {
+        best = s;
+        best_end = end;
+        best_fits = fits;
+      }
+      if (!fits && best_fits)
+        break;
+    }
+    if (!best_end) {
+      b++;
+      continue;
+    }
+    uint32_t end = best_end;
+    s = best;
+    bool fits = best_fits;
+    bool tiled = sfc_ft_tile_count(&s) > 1;
+    if (tiled || (all && fits)) {
+      out[count++] = s;
+      if (s.bwd_begin < s.bwd_end)
+        prev_bwd_begin = s.bwd_begin;
+    }
+    b = end;
+  }
+  sfc_pool_free_all(&scratch_pool);
+  *segments = out;
+  *n = count;
+  return SFC_OK;
+}

@@ -1,0 +1,116 @@
+/* tiler.h — FT segments: which runs of spatial ops run tile by tile, every tile's boxes,
+ * and the IR rewrite into per-tile steps (issue 12 items 2–4; docs/algorithms.md "FT
+ * tiling"; seed segmented-fused-tiled §3–4, Listings 2–4).
+ *
+ * A segment is a run of forward ops [fwd_begin, fwd_end) that the op catalog can tile,
+ * with the backward ops of those ops [bwd_begin, bwd_end). Its output (the tensor its
+ * last op hands to the rest of the network) is cut by a grid into disjoint tiles.
+ *
+ *   forward  for each tile: every forward op on its tile's boxes (the output's part of
+ *            the tile, every other tensor on the receptive field of that part);
+ *   backward for each tile: recompute the forward ops whose results were not kept, then
+ *            every backward op on the tile's boxes; weight gradients and the gradient of
+ *            the segment's input are summed over tiles.
+ *
+ * Halo mode "masked" (the only one implemented): tile t backpropagates the output
+ * gradient restricted to its own output tile O_t (zero elsewhere). By linearity the
+ * gradients summed over tiles equal the untiled ones; the tile's gradient of any tensor X
+ * is zero outside X's forward receptive field of O_t, so the backward needs no halo of
+ * its own: every tensor and its gradient use one box per tile, the receptive field
+ * (the seed's artifact carries a second, backward halo).
+ *
+ * Tensors a segment touches, by role:
+ *   WHOLE       not spatial here (weights, biases): read whole by every tile;
+ *   CHECKPOINT  spatial and kept whole: read (the segment's input, the output's
+ *               gradient) or written (the output) one box per tile;
+ *   PARTIAL     made and used only inside the segment: one box per tile, recomputed in
+ *               the backward (a per-tile buffer);
+ *   ACCUMULATE  a gradient the segment hands on (weights', the input's): every tile adds
+ *               its part; the tensor is zero before the segment's first tile.
+ */
+#ifndef SFC_TILER_H
+#define SFC_TILER_H
+
+#include "ir.h"
+
+enum { SFC_FT_GRID_N = 0, SFC_FT_GRID_C = 1, SFC_FT_GRID_H = 2, SFC_FT_GRID_W = 3 };
+
+typedef struct sfc_ft_segment {
+  uint32_t fwd_begin, fwd_end; /* forward ops [fwd_begin, fwd_end) */
+  uint32_t bwd_begin, bwd_end; /* their backward ops; equal when the graph has none */
+  uint32_t output;             /* the tensor the tiles partition */
+  uint32_t grid[4];            /* tiles along N, C (always 1), H, W */
+} sfc_ft_segment_t;
+
+typedef enum sfc_ft_role {
+  SFC_FT_ROLE_NONE = 0, /* not touched by the segment */
+  SFC_FT_ROLE_WHOLE,
+  SFC_FT_ROLE_CHECKPOINT,
+  SFC_FT_ROLE_PARTIAL,
+  SFC_FT_ROLE_ACCUMULATE,
+} sfc_ft_role_t;
+
+/* What the tiler knows of one segment (sfc_ft_analyze). Arrays are per tensor / per op
+ * of the graph, allocated in the caller's pool. */
+typedef struct sfc_ft_info {
+  uint8_t *role;      /* [n_tensors] sfc_ft_role_t */
+  uint32_t *fwd_of;   /* [n_tensors] the forward tensor a gradient belongs to (itself for a
+                         forward tensor, NONE for weights' gradients and untouched ones) */
+  bool *recompute;    /* [n_ops] forward ops the backward reruns per tile */
+  uint32_t n_partial; /* tensors recomputed per tile */
+} sfc_ft_info_t;
+
+/* A tile's part of a tensor: [lo, hi) on N, C, H, W (a tensor of rank < 4 is whole). */
+typedef struct sfc_ft_box {
+  int64_t lo[4], hi[4];
+} sfc_ft_box_t;
+
+/* Checks that a segment can be tiled and classifies what it touches. Errors (the reason
+ * in err, SFC_ERR_BAD_INPUT): an op the catalog does not know or that ends a segment, a
+ * backward op whose gradients cannot be matched to forward tensors, a tensor made inside
+ * and used outside other than through the output, a grid that does not fit the output. */
+sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc_ft_info_t *info,
+                            sfc_pool_t *pool, sfc_error_t *err);
+
+uint32_t sfc_ft_tile_count(const sfc_ft_segment_t *s);
+
+/* The boxes of tile `tile` (0 .. tile_count - 1, row-major over the grid) for every
+ * tensor the segment touches (boxes[t], [n_tensors]; untouched tensors get an empty
+ * box). A box may be empty (a tile whose receptive field misses a tensor). */
+void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                       uint32_t tile, sfc_ft_box_t *boxes);
+
+/* The boxes of op op_index's operands (plan order: inputs, outputs, workspace) in the tile
+ * whose tensor boxes are tb (sfc_ft_tile_boxes): a forward op's outputs on their box, its
+ * data inputs on what that reads; a backward op's on the box its input gradient can be
+ * nonzero on, and the forward input's read box of it; weights whole. pad_lo/pad_hi (may
+ * be NULL; [operands][4]) get the zeros a window supplies around a read box. */
+void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                     const sfc_ft_box_t *tb, uint32_t op_index, sfc_ft_box_t *boxes,
+                     uint32_t (*pad_lo)[4], uint32_t (*pad_hi)[4]);
+
+/* Bytes of a box of tensor t (its element size times the box's elements). */
+uint64_t sfc_ft_box_bytes(const sfc_graph_t *g, uint32_t t, const sfc_ft_box_t *b);
+
+/* The largest sum, over tiles, of the PARTIAL tensors' box bytes: what one tile needs
+ * beyond the checkpoints. */
+uint64_t sfc_ft_partial_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                             const sfc_ft_info_t *info, sfc_ft_box_t *scratch);
+
+/* Finds segments (the partitioner): maximal runs of forward ops the catalog tiles whose
+ * inner tensors are used only inside the run and its backward ops; each run's grid is the
+ * smallest (tiles along H, then W, then N) whose partial peak fits `tile_bytes`, within
+ * max_tiles and min_tile. Runs that need no tiling (their partial peak already fits
+ * with one tile) are kept only when `all` is set. Returns the count in *n. */
+sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_t max_tiles,
+                              uint32_t min_tile, bool all, sfc_ft_segment_t **segments, uint32_t *n,
+                              sfc_pool_t *pool, sfc_error_t *err);
+
+/* Replaces the steps of each segment's ops by per-tile steps (forward tiles; then, at
+ * the segment's backward ops, per tile: the recomputed forward ops and the backward ops),
+ * every use with its tile's box. Reads and rewrites ir->steps, uses, boxes (the steps
+ * pass's output); segments sorted and disjoint. step_recompute marks recomputed steps. */
+sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint32_t n,
+                            sfc_error_t *err);
+
+#endif /* SFC_TILER_H */

@@ -1,0 +1,702 @@
+/* test_tiling_exact.c — proof that tiling changes no number (issue 12 item 6).
+ *
+ * Three small training graphs written with the exporter's ATen op names (a VGG-like
+ * block, a strided and dilated one, a U-Net-like one with a skip joined by cat) run one
+ * iteration on the float64 reference executor (refexec.h) twice: untiled, every op on
+ * whole tensors; and tiled, from the IR the tiler rewrote (sfc_ft_rewrite): each step
+ * on the boxes its uses name, PARTIAL tensors in per-tile buffers that hold only their
+ * box, ACCUMULATE uses added into a zeroed tensor. A read outside a box counts as a
+ * violation (refexec), so the boxes are proved sufficient, not just the results equal.
+ * Loss and forward output must be bitwise equal, every parameter gradient and the input
+ * gradient within 1e-9 relative (sums over tiles reorder additions), for several grids.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "graph_build.h"
+#include "passes.h"
+#include "refexec.h"
+#include "tiler.h"
+
+/* ---- graph building ---------------------------------------------------------------- */
+
+static uint32_t tensor4(sfc_graph_t *g, const char *name, sfc_tensor_kind_t kind, int64_t n,
+                        int64_t c, int64_t h, int64_t w) {
+  return tg_tensor4(g, name, kind, 8, n, c, h, w);
+}
+
+static uint32_t tensor1(sfc_graph_t *g, const char *name, sfc_tensor_kind_t kind, int64_t c) {
+  uint32_t t = tg_tensor(g, name, (uint64_t)c * 8, kind);
+  g->tensors[t].dtype = SFC_DTYPE_F64;
+  g->tensors[t].ndim = 1;
+  g->tensors[t].shape[0] = c;
+  return t;
+}
+
+static uint32_t op(sfc_graph_t *g, const char *type, sfc_phase_t phase, uint32_t n_in,
+                   const uint32_t *in, uint32_t n_out, const uint32_t *out) {
+  uint32_t o = tg_op(g, type, phase, n_in, in, n_out, out);
+  g->ops[o].type = sfc_pool_strdup(&g->pool, type);
+  return o;
+}
+
+static void window(sfc_graph_t *g, uint32_t o, int64_t k, int64_t s, int64_t p, int64_t d,
+                   int64_t groups) {
+  sfc_attrs_t *a = &g->ops[o].attrs;
+  a->present =
+      SFC_ATTR_KERNEL | SFC_ATTR_STRIDE | SFC_ATTR_PADDING | SFC_ATTR_DILATION | SFC_ATTR_GROUPS;
+  a->rank = 2;
+  for (int i = 0; i < 2; i++) {
+    a->kernel[i] = k;
+    a->stride[i] = s;
+    a->padding[i] = p;
+    a->dilation[i] = d;
+  }
+  a->groups = groups;
+}
+
+#define IN(...)                                                                                    \
+  (uint32_t)(sizeof((uint32_t[]){__VA_ARGS__}) / 4), (uint32_t[]) {                                \
+    __VA_ARGS__                                                                                    \
+  }
+#define OUT(...) IN(__VA_ARGS__)
+
+/* A network: its graph, the segment to tile, and the tensors to compare. */
+typedef struct net {
+  sfc_graph_t *g;
+  sfc_ft_segment_t seg;
+  uint32_t loss, out, dx;
+  uint32_t grads[16];
+  uint32_t n_grads;
+} net_t;
+
+typedef struct conv_t {
+  uint32_t w, b, dw, db;
+} conv_params_t;
+
+static conv_params_t conv_params(net_t *n, const char *name, int64_t co, int64_t ci, int64_t k) {
+  char buf[64];
+  conv_params_t p;
+  snprintf(buf, sizeof buf, "%s.w", name);
+  p.w = tensor4(n->g, buf, SFC_KIND_PARAM, co, ci, k, k);
+  snprintf(buf, sizeof buf, "%s.b", name);
+  p.b = tensor1(n->g, buf, SFC_KIND_PARAM, co);
+  snprintf(buf, sizeof buf, "%s.dw", name);
+  p.dw = tensor4(n->g, buf, SFC_KIND_GRAD, co, ci, k, k);
+  snprintf(buf, sizeof buf, "%s.db", name);
+  p.db = tensor1(n->g, buf, SFC_KIND_GRAD, co);
+  n->grads[n->n_grads++] = p.dw;
+  n->grads[n->n_grads++] = p.db;
+  return p;
+}
+
+/* the loss: mse against a target, its backward the output's gradient */
+static uint32_t loss_ops(net_t *n, uint32_t y, uint32_t *dy) {
+  sfc_graph_t *g = n->g;
+  const sfc_tensor_t *t = &g->tensors[y];
+  uint32_t target =
+      tensor4(g, "target", SFC_KIND_INPUT, t->shape[0], t->shape[1], t->shape[2], t->shape[3]);
+  n->loss = tg_tensor(g, "loss", 8, SFC_KIND_OUTPUT);
+  uint32_t l = op(g, "mse_loss", SFC_PHASE_LOSS, IN(y, target), OUT(n->loss));
+  *dy = tensor4(g, "d.out", SFC_KIND_GRAD, t->shape[0], t->shape[1], t->shape[2], t->shape[3]);
+  uint32_t b = op(g, "mse_loss_backward", SFC_PHASE_BACKWARD, IN(y, target), OUT(*dy));
+  g->ops[b].backward_of = l;
+  return b;
+}
+
+/* the optimizer's reads of every gradient (views here), so they are used after the
+ * backward as in a real iteration */
+static void update_ops(net_t *n) {
+  for (uint32_t k = 0; k < n->n_grads; k++)
+    op(n->g, "detach", SFC_PHASE_UPDATE, IN(n->grads[k]), 0, NULL);
+  op(n->g, "detach", SFC_PHASE_UPDATE, IN(n->dx), 0, NULL);
+}
+
+/* VGG-like: conv3 relu_ conv3 relu_ maxpool2 | loss; backward through all of it. */
+static net_t net_vgg(int64_t N, int64_t H) {
+  net_t n = {.g = tg_new("vgg")};
+  sfc_graph_t *g = n.g;
+  uint32_t x = tensor4(g, "x", SFC_KIND_INPUT, N, 3, H, H);
+  conv_params_t c1 = conv_params(&n, "c1", 4, 3, 3), c2 = conv_params(&n, "c2", 5, 4, 3);
+  uint32_t a1 = tensor4(g, "a1", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t a2 = tensor4(g, "a2", SFC_KIND_ACTIVATION, N, 5, H, H);
+  uint32_t y = tensor4(g, "y", SFC_KIND_ACTIVATION, N, 5, H / 2, H / 2);
+  uint32_t idx = tensor4(g, "idx", SFC_KIND_ACTIVATION, N, 5, H / 2, H / 2);
+  uint32_t f0 = op(g, "convolution", SFC_PHASE_FORWARD, IN(x, c1.w, c1.b), OUT(a1));
+  window(g, f0, 3, 1, 1, 1, 1);
+  op(g, "relu_", SFC_PHASE_FORWARD, IN(a1), OUT(a1));
+  op(g, "detach", SFC_PHASE_FORWARD, IN(a1), 0, NULL);
+  uint32_t f3 = op(g, "convolution", SFC_PHASE_FORWARD, IN(a1, c2.w, c2.b), OUT(a2));
+  window(g, f3, 3, 1, 1, 1, 1);
+  uint32_t f4 = op(g, "relu_", SFC_PHASE_FORWARD, IN(a2), OUT(a2));
+  uint32_t f5 = op(g, "max_pool2d_with_indices", SFC_PHASE_FORWARD, IN(a2), OUT(y, idx));
+  window(g, f5, 2, 2, 0, 1, 1);
+  n.out = y;
+  uint32_t dy;
+  uint32_t lb = loss_ops(&n, y, &dy);
+  (void)lb;
+  uint32_t da2 = tensor4(g, "d.a2", SFC_KIND_GRAD, N, 5, H, H);
+  uint32_t da2r = tensor4(g, "d.a2r", SFC_KIND_GRAD, N, 5, H, H);
+  uint32_t da1 = tensor4(g, "d.a1", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t da1r = tensor4(g, "d.a1r", SFC_KIND_GRAD, N, 4, H, H);
+  n.dx = tensor4(g, "d.x", SFC_KIND_GRAD, N, 3, H, H);
+  uint32_t b0 =
+      op(g, "max_pool2d_with_indices_backward", SFC_PHASE_BACKWARD, IN(dy, a2, idx), OUT(da2));
+  g->ops[b0].backward_of = f5;
+  uint32_t b1 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(da2, a2), OUT(da2r));
+  g->ops[b1].backward_of = f4;
+  uint32_t b2 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(da2r, a1, c2.w), OUT(da1, c2.dw, c2.db));
+  g->ops[b2].backward_of = f3;
+  op(g, "detach", SFC_PHASE_BACKWARD, IN(c2.dw), 0, NULL);
+  uint32_t b4 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(da1, a1), OUT(da1r));
+  g->ops[b4].backward_of = f0 + 1;
+  uint32_t b5 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(da1r, x, c1.w), OUT(n.dx, c1.dw, c1.db));
+  g->ops[b5].backward_of = f0;
+  update_ops(&n);
+  n.seg = (sfc_ft_segment_t){.fwd_begin = f0,
+                             .fwd_end = f5 + 1,
+                             .bwd_begin = b0,
+                             .bwd_end = b5 + 1,
+                             .output = y,
+                             .grid = {1, 1, 1, 1}};
+  return n;
+}
+
+/* Strided and dilated: conv3 s2 p1 (groups 2), relu_, conv3 d2 p2, relu_, avgpool3 s1 p1. */
+static net_t net_strided(int64_t N, int64_t H) {
+  net_t n = {.g = tg_new("strided")};
+  sfc_graph_t *g = n.g;
+  int64_t h = (H + 2 - 3) / 2 + 1;
+  uint32_t x = tensor4(g, "x", SFC_KIND_INPUT, N, 4, H, H);
+  conv_params_t c1 = conv_params(&n, "c1", 6, 2, 3), c2 = conv_params(&n, "c2", 3, 6, 3);
+  uint32_t a1 = tensor4(g, "a1", SFC_KIND_ACTIVATION, N, 6, h, h);
+  uint32_t a2 = tensor4(g, "a2", SFC_KIND_ACTIVATION, N, 3, h, h);
+  uint32_t y = tensor4(g, "y", SFC_KIND_ACTIVATION, N, 3, h, h);
+  uint32_t f0 = op(g, "convolution", SFC_PHASE_FORWARD, IN(x, c1.w, c1.b), OUT(a1));
+  window(g, f0, 3, 2, 1, 1, 2);
+  uint32_t f1 = op(g, "relu_", SFC_PHASE_FORWARD, IN(a1), OUT(a1));
+  uint32_t f2 = op(g, "convolution", SFC_PHASE_FORWARD, IN(a1, c2.w, c2.b), OUT(a2));
+  window(g, f2, 3, 1, 2, 2, 1);
+  uint32_t f3 = op(g, "relu_", SFC_PHASE_FORWARD, IN(a2), OUT(a2));
+  uint32_t f4 = op(g, "avg_pool2d", SFC_PHASE_FORWARD, IN(a2), OUT(y));
+  window(g, f4, 3, 1, 1, 1, 1);
+  n.out = y;
+  uint32_t dy;
+  loss_ops(&n, y, &dy);
+  uint32_t da2 = tensor4(g, "d.a2", SFC_KIND_GRAD, N, 3, h, h);
+  uint32_t da2r = tensor4(g, "d.a2r", SFC_KIND_GRAD, N, 3, h, h);
+  uint32_t da1 = tensor4(g, "d.a1", SFC_KIND_GRAD, N, 6, h, h);
+  uint32_t da1r = tensor4(g, "d.a1r", SFC_KIND_GRAD, N, 6, h, h);
+  n.dx = tensor4(g, "d.x", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t b0 = op(g, "avg_pool2d_backward", SFC_PHASE_BACKWARD, IN(dy, a2), OUT(da2));
+  g->ops[b0].backward_of = f4;
+  uint32_t b1 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(da2, a2), OUT(da2r));
+  g->ops[b1].backward_of = f3;
+  uint32_t b2 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(da2r, a1, c2.w), OUT(da1, c2.dw, c2.db));
+  g->ops[b2].backward_of = f2;
+  uint32_t b3 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(da1, a1), OUT(da1r));
+  g->ops[b3].backward_of = f1;
+  uint32_t b4 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(da1r, x, c1.w), OUT(n.dx, c1.dw, c1.db));
+  g->ops[b4].backward_of = f0;
+  update_ops(&n);
+  n.seg = (sfc_ft_segment_t){.fwd_begin = f0,
+                             .fwd_end = f4 + 1,
+                             .bwd_begin = b0,
+                             .bwd_end = b4 + 1,
+                             .output = y,
+                             .grid = {1, 1, 1, 1}};
+  return n;
+}
+
+/* U-Net-like: s = relu_(conv3(x)); p = maxpool2(s); r = relu_(conv3(p));
+ * u = upsample_nearest2(r); c = cat(s, u); y = conv1(c). The skip s is read by the pool
+ * and by cat; its gradient is the sum of two terms (a backward add). */
+static bool g_bilinear = false; /* net_unet upsamples bilinearly */
+
+static net_t net_unet(int64_t N, int64_t H) {
+  net_t n = {.g = tg_new(g_bilinear ? "unet-bil" : "unet")};
+  sfc_graph_t *g = n.g;
+  uint32_t x = tensor4(g, "x", SFC_KIND_INPUT, N, 2, H, H);
+  conv_params_t c1 = conv_params(&n, "c1", 3, 2, 3), c2 = conv_params(&n, "c2", 4, 3, 3),
+                c3 = conv_params(&n, "c3", 2, 7, 1);
+  uint32_t s = tensor4(g, "s", SFC_KIND_ACTIVATION, N, 3, H, H);
+  uint32_t p = tensor4(g, "p", SFC_KIND_ACTIVATION, N, 3, H / 2, H / 2);
+  uint32_t pi = tensor4(g, "p.idx", SFC_KIND_ACTIVATION, N, 3, H / 2, H / 2);
+  uint32_t r = tensor4(g, "r", SFC_KIND_ACTIVATION, N, 4, H / 2, H / 2);
+  uint32_t u = tensor4(g, "u", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t c = tensor4(g, "c", SFC_KIND_ACTIVATION, N, 7, H, H);
+  uint32_t y = tensor4(g, "y", SFC_KIND_ACTIVATION, N, 2, H, H);
+  uint32_t f0 = op(g, "convolution", SFC_PHASE_FORWARD, IN(x, c1.w, c1.b), OUT(s));
+  window(g, f0, 3, 1, 1, 1, 1);
+  uint32_t f1 = op(g, "relu_", SFC_PHASE_FORWARD, IN(s), OUT(s));
+  uint32_t f2 = op(g, "max_pool2d_with_indices", SFC_PHASE_FORWARD, IN(s), OUT(p, pi));
+  window(g, f2, 2, 2, 0, 1, 1);
+  uint32_t f3 = op(g, "convolution", SFC_PHASE_FORWARD, IN(p, c2.w, c2.b), OUT(r));
+  window(g, f3, 3, 1, 1, 1, 1);
+  uint32_t f4 = op(g, "relu_", SFC_PHASE_FORWARD, IN(r), OUT(r));
+  uint32_t f5 = op(g, g_bilinear ? "upsample_bilinear2d" : "upsample_nearest2d", SFC_PHASE_FORWARD,
+                   IN(r), OUT(u));
+  uint32_t f6 = op(g, "cat", SFC_PHASE_FORWARD, IN(s, u), OUT(c));
+  uint32_t f7 = op(g, "convolution", SFC_PHASE_FORWARD, IN(c, c3.w, c3.b), OUT(y));
+  window(g, f7, 1, 1, 0, 1, 1);
+  n.out = y;
+  uint32_t dy;
+  loss_ops(&n, y, &dy);
+  uint32_t dc = tensor4(g, "d.c", SFC_KIND_GRAD, N, 7, H, H);
+  uint32_t ds1 = tensor4(g, "d.s1", SFC_KIND_GRAD, N, 3, H, H);
+  uint32_t du = tensor4(g, "d.u", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t dr = tensor4(g, "d.r", SFC_KIND_GRAD, N, 4, H / 2, H / 2);
+  uint32_t drr = tensor4(g, "d.rr", SFC_KIND_GRAD, N, 4, H / 2, H / 2);
+  uint32_t dp = tensor4(g, "d.p", SFC_KIND_GRAD, N, 3, H / 2, H / 2);
+  uint32_t ds2 = tensor4(g, "d.s2", SFC_KIND_GRAD, N, 3, H, H);
+  uint32_t ds = tensor4(g, "d.s", SFC_KIND_GRAD, N, 3, H, H);
+  uint32_t dsr = tensor4(g, "d.sr", SFC_KIND_GRAD, N, 3, H, H);
+  n.dx = tensor4(g, "d.x", SFC_KIND_GRAD, N, 2, H, H);
+  uint32_t b0 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(dy, c, c3.w), OUT(dc, c3.dw, c3.db));
+  g->ops[b0].backward_of = f7;
+  uint32_t b1 = op(g, "slice", SFC_PHASE_BACKWARD, IN(dc), OUT(ds1));
+  g->ops[b1].backward_of = f6;
+  g->ops[b1].name = "slice:0";
+  uint32_t b2 = op(g, "slice", SFC_PHASE_BACKWARD, IN(dc), OUT(du));
+  g->ops[b2].backward_of = f6;
+  g->ops[b2].name = "slice:3";
+  uint32_t b3 = op(g, g_bilinear ? "upsample_bilinear2d_backward" : "upsample_nearest2d_backward",
+                   SFC_PHASE_BACKWARD, IN(du), OUT(dr));
+  g->ops[b3].backward_of = f5;
+  uint32_t b4 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(dr, r), OUT(drr));
+  g->ops[b4].backward_of = f4;
+  uint32_t b5 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(drr, p, c2.w), OUT(dp, c2.dw, c2.db));
+  g->ops[b5].backward_of = f3;
+  uint32_t b6 =
+      op(g, "max_pool2d_with_indices_backward", SFC_PHASE_BACKWARD, IN(dp, s, pi), OUT(ds2));
+  g->ops[b6].backward_of = f2;
+  op(g, "add", SFC_PHASE_BACKWARD, IN(ds1, ds2), OUT(ds));
+  uint32_t b8 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(ds, s), OUT(dsr));
+  g->ops[b8].backward_of = f1;
+  uint32_t b9 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(dsr, x, c1.w), OUT(n.dx, c1.dw, c1.db));
+  g->ops[b9].backward_of = f0;
+  update_ops(&n);
+  n.seg = (sfc_ft_segment_t){.fwd_begin = f0,
+                             .fwd_end = f7 + 1,
+                             .bwd_begin = b0,
+                             .bwd_end = b9 + 1,
+                             .output = y,
+                             .grid = {1, 1, 1, 1}};
+  return n;
+}
+
+/* ---- the executor -------------------------------------------------------------------- */
+
+static void full_of(const sfc_tensor_t *t, int64_t full[4]) {
+  for (int a = 0; a < 4; a++)
+    full[a] = a < t->ndim ? t->shape[a] : 1;
+  if (t->ndim == 0)
+    full[0] = 1;
+}
+
+typedef struct exec {
+  const sfc_graph_t *g;
+  rx_view_t *whole; /* [n_tensors] whole storage (untiled, or kept tensors) */
+  rx_view_t *part;  /* [n_tensors] a per-tile buffer (PARTIAL tensors), d NULL when none */
+  uint32_t *zeroed; /* [n_tensors] the segment an accumulated tensor was zeroed for, + 1 */
+  uint64_t ops_run;
+  uint64_t boxes_checked; /* tiled data inputs whose box was compared with the reads */
+  uint64_t boxes_exact;   /* ... and equalled the hull of the indices read */
+  uint64_t boxes_wider;
+} exec_t;
+
+static rx_win_t win_of(const sfc_op_t *op) {
+  const sfc_attrs_t *a = &op->attrs;
+  rx_win_t w = {.groups = a->groups > 0 ? a->groups : 1};
+  for (int i = 0; i < 2; i++) {
+    w.k[i] = a->kernel[i];
+    w.s[i] = a->stride[i];
+    w.p[i] = a->padding[i];
+    w.d[i] = a->dilation[i];
+  }
+  return w;
+}
+
+/* A view of use u's box of tensor t: a copy of what storage holds there (reads outside
+ * it are violations, or zero for a gradient in a tile: masked). */
+static rx_view_t read_view(exec_t *e, uint32_t t, const sfc_plan_box_t *b, bool tiled,
+                           bool partial) {
+  int64_t full[4];
+  full_of(&e->g->tensors[t], full);
+  rx_view_t v = rx_alloc(full, b ? b->lo : NULL, b ? b->hi : NULL);
+  rx_view_t *src = partial ? &e->part[t] : &e->whole[t];
+  if (src->d) {
+    rx_copy_into(&v, src);
+    /* the copy must come from a buffer that holds the whole box */
+    for (int a = 0; a < 4; a++)
+      if (v.lo[a] < v.hi[a] && (v.lo[a] < src->lo[a] || v.hi[a] > src->hi[a]))
+        rx_violations++;
+  }
+  v.zero_outside = tiled && e->g->tensors[t].kind == SFC_KIND_GRAD;
+  return v;
+}
+
+static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, uint32_t si) {
+  const sfc_step_t *st = &ir->steps[si];
+  const sfc_graph_t *g = e->g;
+  const sfc_op_t *o = &g->ops[st->op];
+  uint32_t m = st->use_count;
+  bool tiled = st->segment != SFC_PLAN_NONE;
+  rx_view_t v[16];
+  const sfc_use_t *us = &ir->uses[st->use_begin];
+  if (m > 16)
+    abort();
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = us[k].tensor;
+    const sfc_plan_box_t *b = us[k].box != SFC_PLAN_NONE ? &ir->boxes[us[k].box] : NULL;
+    bool partial = tiled && info && info->role[t] == SFC_FT_ROLE_PARTIAL;
+    if (k < o->n_inputs) {
+      v[k] = read_view(e, t, b, tiled, partial);
+    } else {
+      int64_t full[4];
+      full_of(&g->tensors[t], full);
+      v[k] = rx_alloc(full, b ? b->lo : NULL, b ? b->hi : NULL);
+    }
+  }
+  /* a tiled step's data inputs (not gradients, which are zero outside their box): the
+   * hull of what the op reads, to compare with the box the tiler gave */
+  int64_t reads[16][8];
+  for (uint32_t k = 0; k < o->n_inputs; k++) {
+    if (!tiled || us[k].box == SFC_PLAN_NONE || g->tensors[us[k].tensor].kind == SFC_KIND_GRAD)
+      continue;
+    for (int a = 0; a < 4; a++) {
+      reads[k][a] = INT64_MAX;
+      reads[k][4 + a] = INT64_MIN;
+    }
+    v[k].reads = reads[k];
+  }
+  rx_view_t *in = v, *out = v + o->n_inputs;
+  const char *ty = o->type;
+  e->ops_run++;
+  if (strcmp(ty, "convolution") == 0) {
+    rx_win_t w = win_of(o);
+    rx_conv2d(&w, &in[0], &in[1], o->n_inputs > 2 ? in[2].d : NULL, &out[0]);
+  } else if (strcmp(ty, "relu_") == 0 || strcmp(ty, "relu") == 0) {
+    rx_relu(&in[0], &out[0]);
+  } else if (strcmp(ty, "max_pool2d_with_indices") == 0) {
+    rx_win_t w = win_of(o);
+    rx_maxpool2d(&w, &in[0], &out[0], &out[1]);
+  } else if (strcmp(ty, "avg_pool2d") == 0) {
+    rx_win_t w = win_of(o);
+    rx_avgpool2d(&w, &in[0], &out[0]);
+  } else if (strcmp(ty, "upsample_nearest2d") == 0) {
+    rx_upsample_nearest(&in[0], &out[0]);
+  } else if (strcmp(ty, "cat") == 0) {
+    rx_cat(&in[0], &in[1], &out[0]);
+  } else if (strcmp(ty, "mse_loss") == 0) {
+    out[0].d[0] = rx_mse(&in[0], &in[1]);
+  } else if (strcmp(ty, "mse_loss_backward") == 0) {
+    rx_mse_bwd(&in[0], &in[1], &out[0]);
+  } else if (strcmp(ty, "convolution_backward") == 0) {
+    const sfc_op_t *f = &g->ops[o->backward_of];
+    rx_win_t w = win_of(f);
+    for (uint32_t k = 0; k < o->n_outputs; k++) {
+      uint32_t t = o->outputs[k];
+      if (g->tensors[t].ndim == 1)
+        rx_conv2d_bwd_weight(&w, &in[0], &in[1], NULL, NULL, NULL, out[k].d);
+      else if (memcmp(g->tensors[t].shape, g->tensors[o->inputs[2]].shape, 32) == 0 && k > 0)
+        rx_conv2d_bwd_weight(&w, &in[0], &in[1], NULL, NULL, &out[k], NULL);
+      else
+        rx_conv2d_bwd_data(&w, &in[0], &in[2], &out[k]);
+    }
+  } else if (strcmp(ty, "threshold_backward") == 0) {
+    rx_relu_bwd(&in[0], &in[1], &out[0]);
+  } else if (strcmp(ty, "max_pool2d_with_indices_backward") == 0) {
+    rx_win_t w = win_of(&g->ops[o->backward_of]);
+    rx_maxpool2d_bwd(&w, &in[0], &in[2], &out[0]);
+  } else if (strcmp(ty, "avg_pool2d_backward") == 0) {
+    rx_win_t w = win_of(&g->ops[o->backward_of]);
+    rx_avgpool2d_bwd(&w, &in[0], &out[0]);
+  } else if (strcmp(ty, "upsample_bilinear2d") == 0) {
+    rx_upsample_bilinear(&in[0], &out[0]);
+  } else if (strcmp(ty, "upsample_bilinear2d_backward") == 0) {
+    rx_upsample_bilinear_bwd(&in[0], &out[0]);
+  } else if (strcmp(ty, "upsample_nearest2d_backward") == 0) {
+    rx_upsample_nearest_bwd(&in[0], &out[0]);
+  } else if (strcmp(ty, "slice") == 0) { /* name "slice:START": channels from START */
+    int64_t c0 = atoll(o->name + 6);
+    rx_view_t *y = &out[0];
+    for (int64_t n = y->lo[0]; n < y->hi[0]; n++)
+      for (int64_t c = y->lo[1]; c < y->hi[1]; c++)
+        for (int64_t h = y->lo[2]; h < y->hi[2]; h++)
+          for (int64_t x = y->lo[3]; x < y->hi[3]; x++)
+            *rx_at(y, n, c, h, x) = rx_get(&in[0], n, c + c0, h, x);
+  } else if (strcmp(ty, "add") == 0) {
+    rx_add(&in[0], &in[1], &out[0]);
+  } else if (strcmp(ty, "detach") == 0) {
+    /* a view */
+  } else {
+    fprintf(stderr, "test executor: no kernel for %s\n", ty);
+    abort();
+  }
+  for (uint32_t k = 0; k < o->n_inputs; k++) {
+    if (!v[k].reads)
+      continue;
+    const sfc_plan_box_t *b = &ir->boxes[us[k].box];
+    bool empty = reads[k][0] > reads[k][4], exact = true, inside = true;
+    for (int a = 0; a < 4 && !empty; a++) {
+      exact &= reads[k][a] == b->lo[a] && reads[k][4 + a] == b->hi[a];
+      inside &= reads[k][a] >= b->lo[a] && reads[k][4 + a] <= b->hi[a];
+    }
+    if (strcmp(o->type, "detach") == 0 || empty)
+      continue; /* a view, or an operand only its shape is taken from (max pooling's
+                   backward takes the input for its shape; the indices say where) */
+    e->boxes_checked++;
+    e->boxes_exact += exact && !empty;
+    e->boxes_wider += inside && !exact;
+    if ((!exact || empty) && getenv("SFC_TEST_VERBOSE"))
+      fprintf(stderr,
+              "step %u %s input %u: box [%lld,%lld)x[%lld,%lld) reads [%lld,%lld)x[%lld,%lld)\n",
+              si, o->type, k, (long long)b->lo[2], (long long)b->hi[2], (long long)b->lo[3],
+              (long long)b->hi[3], (long long)reads[k][2], (long long)reads[k][6],
+              (long long)reads[k][3], (long long)reads[k][7]);
+  }
+  /* store the outputs */
+  for (uint32_t k = o->n_inputs; k < m; k++) {
+    uint32_t t = us[k].tensor;
+    bool partial = tiled && info && info->role[t] == SFC_FT_ROLE_PARTIAL;
+    if (partial) {
+      if (us[k].access == SFC_ACCESS_RW && e->part[t].d) { /* in place: write into the box */
+        rx_copy_into(&e->part[t], &v[k]);
+        rx_free(&v[k]);
+      } else {
+        rx_free(&e->part[t]);
+        e->part[t] = v[k];
+      }
+      continue;
+    }
+    if (!e->whole[t].d) {
+      int64_t full[4];
+      full_of(&g->tensors[t], full);
+      e->whole[t] = rx_alloc(full, NULL, NULL);
+    }
+    if (us[k].flags & SFC_USE_ACCUMULATE) {
+      if (e->zeroed[t] != st->segment + 1) { /* zero before the segment's first tile */
+        memset(e->whole[t].d, 0, (size_t)rx_count(&e->whole[t]) * sizeof(double));
+        e->zeroed[t] = st->segment + 1;
+      }
+      rx_add_into(&e->whole[t], &v[k]);
+    } else {
+      rx_copy_into(&e->whole[t], &v[k]);
+    }
+    rx_free(&v[k]);
+  }
+  for (uint32_t k = 0; k < o->n_inputs; k++)
+    rx_free(&v[k]);
+}
+
+/* Fills inputs and parameters with reproducible values (distinct, so max pooling has no
+ * ties), runs every step of ir, returns the executor's storage. */
+static exec_t run_perturbed(const sfc_ir_t *ir, const sfc_ft_info_t *info, uint64_t seed,
+                            uint32_t pt, int64_t pi, double delta) {
+  const sfc_graph_t *g = ir->graph;
+  exec_t e = {.g = g};
+  e.whole = calloc(g->n_tensors, sizeof *e.whole);
+  e.part = calloc(g->n_tensors, sizeof *e.part);
+  e.zeroed = calloc(g->n_tensors, sizeof *e.zeroed);
+  if (!e.whole || !e.part || !e.zeroed)
+    abort();
+  uint64_t s = seed;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const sfc_tensor_t *x = &g->tensors[t];
+    if (x->kind != SFC_KIND_INPUT && x->kind != SFC_KIND_PARAM)
+      continue;
+    int64_t full[4];
+    full_of(x, full);
+    e.whole[t] = rx_alloc(full, NULL, NULL);
+    for (int64_t i = 0; i < rx_count(&e.whole[t]); i++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      e.whole[t].d[i] =
+          ((double)(s >> 11) / 9007199254740992.0 - 0.45) * (x->kind == SFC_KIND_PARAM ? 0.5 : 2.0);
+    }
+  }
+  if (pt != SFC_PLAN_NONE)
+    e.whole[pt].d[pi] += delta;
+  for (uint32_t si = 0; si < ir->n_steps; si++)
+    run_step(&e, ir, info, si);
+  return e;
+}
+
+static exec_t run(const sfc_ir_t *ir, const sfc_ft_info_t *info, uint64_t seed) {
+  return run_perturbed(ir, info, seed, SFC_PLAN_NONE, 0, 0);
+}
+
+static void exec_free(exec_t *e) {
+  for (uint32_t t = 0; t < e->g->n_tensors; t++) {
+    rx_free(&e->whole[t]);
+    rx_free(&e->part[t]);
+  }
+  free(e->whole);
+  free(e->part);
+  free(e->zeroed);
+}
+
+/* The untiled gradients against central differences of the loss, on a few elements of
+ * every parameter and of the input: the reference executor's backward ops are the
+ * derivatives of its forward ops, so "tiled equals untiled" means "tiled is right". */
+static void check_finite_differences(const net_t *n, const sfc_ir_t *ref, const exec_t *a) {
+  const sfc_graph_t *g = n->g;
+  uint32_t checked = 0;
+  double worst = 0;
+  for (uint32_t k = 0; k <= n->n_grads; k++) {
+    uint32_t grad = k < n->n_grads ? n->grads[k] : n->dx;
+    /* the forward tensor: parameters are declared just before their gradients (w, b,
+     * dw, db), the input is tensor 0 */
+    uint32_t fwd = k == n->n_grads ? 0 : grad - 2;
+    int64_t count = rx_count(&a->whole[grad]);
+    for (int64_t j = 0; j < 4; j++) {
+      int64_t i = (j * 7919 + 13) % count;
+      double h = 1e-6;
+      exec_t p = run_perturbed(ref, NULL, 42, fwd, i, h);
+      exec_t m = run_perturbed(ref, NULL, 42, fwd, i, -h);
+      double fd = (p.whole[n->loss].d[0] - m.whole[n->loss].d[0]) / (2 * h);
+      double an = a->whole[grad].d[i];
+      double err = fabs(fd - an) / (fabs(an) > 1e-3 ? fabs(an) : 1e-3);
+      worst = err > worst ? err : worst;
+      checked++;
+      exec_free(&p);
+      exec_free(&m);
+    }
+  }
+  CHECK(worst < 1e-5);
+  printf("%-8s finite differences: %u gradient elements, worst relative error %.1e\n", g->name,
+         checked, worst);
+}
+
+/* max |a - b| / max |a| over the whole tensor */
+static double rel_diff(const rx_view_t *a, const rx_view_t *b) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < rx_count(a); i++) {
+    double d = fabs(a->d[i] - b->d[i]);
+    num = d > num ? d : num;
+    den = fabs(a->d[i]) > den ? fabs(a->d[i]) : den;
+  }
+  return den > 0 ? num / den : num;
+}
+
+static bool bitwise_equal(const rx_view_t *a, const rx_view_t *b) {
+  return rx_count(a) == rx_count(b) &&
+         memcmp(a->d, b->d, (size_t)rx_count(a) * sizeof(double)) == 0;
+}
+
+static uint32_t g_cases = 0;
+
+/* One network at one grid: untiled vs tiled. */
+static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uint32_t gn,
+                      uint32_t gh, uint32_t gw) {
+  net_t n = make(N, H);
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  sfc_error_t err = {0};
+
+  sfc_ir_t ref;
+  sfc_ir_init(&ref, n.g, &cfg);
+  CHECK(sfc_pass_steps(&ref, &err) == SFC_OK);
+  rx_violations = 0;
+  exec_t a = run(&ref, NULL, 42);
+  CHECK_EQ_U64(rx_violations, 0);
+  if (gn * gh * gw == 1)
+    check_finite_differences(&n, &ref, &a);
+
+  sfc_ir_t ir;
+  sfc_ir_init(&ir, n.g, &cfg);
+  CHECK(sfc_pass_steps(&ir, &err) == SFC_OK);
+  n.seg.grid[0] = gn;
+  n.seg.grid[2] = gh;
+  n.seg.grid[3] = gw;
+  sfc_ft_info_t info;
+  sfc_status_t st = sfc_ft_analyze(n.g, &n.seg, &info, &ir.pool, &err);
+  if (st != SFC_OK)
+    fprintf(stderr, "%s: %s\n", n.g->name, err.message);
+  CHECK(st == SFC_OK);
+  st = sfc_ft_rewrite(&ir, &n.seg, 1, &err);
+  if (st != SFC_OK)
+    fprintf(stderr, "%s: %s\n", n.g->name, err.message);
+  CHECK(st == SFC_OK);
+  if (st == SFC_OK) {
+    uint32_t tiles = gn * gh * gw, recomputed = 0, tiled_steps = 0;
+    for (uint32_t i = 0; i < ir.n_steps; i++) {
+      recomputed += (ir.steps[i].flags & SFC_STEP_RECOMPUTE) != 0;
+      tiled_steps += ir.steps[i].segment != SFC_PLAN_NONE;
+    }
+    uint32_t fwd = n.seg.fwd_end - n.seg.fwd_begin, bwd = n.seg.bwd_end - n.seg.bwd_begin;
+    CHECK_EQ_U64(tiled_steps, (uint64_t)tiles * (fwd + bwd) + recomputed);
+    CHECK(info.n_partial > 0);
+    rx_violations = 0;
+    exec_t b = run(&ir, &info, 42);
+    uint64_t viol = rx_violations;
+    CHECK_EQ_U64(viol, 0);
+    CHECK(bitwise_equal(&a.whole[n.out], &b.whole[n.out]));
+    CHECK(bitwise_equal(&a.whole[n.loss], &b.whole[n.loss]));
+    double worst = rel_diff(&a.whole[n.dx], &b.whole[n.dx]);
+    for (uint32_t k = 0; k < n.n_grads; k++) {
+      double r = rel_diff(&a.whole[n.grads[k]], &b.whole[n.grads[k]]);
+      worst = r > worst ? r : worst;
+    }
+    CHECK(worst <= 1e-9);
+    /* every data input's box is exactly what the op reads */
+    CHECK(b.boxes_checked > 0);
+    CHECK_EQ_U64(b.boxes_exact, b.boxes_checked);
+    printf(
+        "%-8s N=%lld H=%-3lld grid %ux%ux%u: %u steps (%u recomputed), %u partial tensors, "
+        "violations %llu, worst relative gradient difference %.2e, %llu/%llu input boxes exact\n",
+        n.g->name, (long long)N, (long long)H, gn, gh, gw, ir.n_steps, recomputed, info.n_partial,
+        (unsigned long long)viol, worst, (unsigned long long)b.boxes_exact,
+        (unsigned long long)b.boxes_checked);
+    g_cases++;
+    exec_free(&b);
+  }
+  exec_free(&a);
+  sfc_ir_deinit(&ir);
+  sfc_ir_deinit(&ref);
+  sfc_graph_destroy(n.g);
+}
+
+static void test_vgg(void) {
+  check_net(net_vgg, 2, 16, 1, 1, 1);
+  check_net(net_vgg, 2, 16, 1, 2, 2);
+  check_net(net_vgg, 2, 24, 1, 3, 2);
+  check_net(net_vgg, 2, 24, 2, 4, 4);
+  check_net(net_vgg, 1, 20, 1, 5, 3);
+}
+
+static void test_strided(void) {
+  check_net(net_strided, 2, 17, 1, 1, 1);
+  check_net(net_strided, 2, 17, 1, 2, 2);
+  check_net(net_strided, 2, 23, 1, 3, 4);
+  check_net(net_strided, 2, 23, 2, 6, 6);
+}
+
+static void test_unet(void) {
+  check_net(net_unet, 2, 16, 1, 1, 1);
+  check_net(net_unet, 2, 16, 1, 2, 2);
+  check_net(net_unet, 2, 20, 1, 5, 2);
+  check_net(net_unet, 2, 24, 2, 4, 3);
+  g_bilinear = true;
+  check_net(net_unet, 2, 16, 1, 1, 1);
+  check_net(net_unet, 2, 16, 1, 2, 2);
+  check_net(net_unet, 1, 28, 1, 7, 3);
+  g_bilinear = false;
+}
+
+int main(void) {
+  RUN(test_vgg);
+  RUN(test_strided);
+  RUN(test_unet);
+  printf("%u tiled iterations equal the untiled ones\n", g_cases);
+  return check_summary();
+}

@@ -214,14 +214,5 @@ sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *
     return sfc_error_set(err, SFC_ERR_BAD_INPUT,
                          "%s: scheduler.prefetch_limit: a limit is not implemented yet (only 0)",
                          src);
-  if (cfg->tiling.mode == SFC_TILING_ON)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: tiling.mode: 'on' is not implemented yet (off and auto tile nothing "
-                         "until the tiler lands)",
-                         src);
-  if (cfg->tiling.max_tiles != d.tiling.max_tiles || cfg->tiling.min_tile != d.tiling.min_tile)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: tiling.%s: is not implemented yet (the tiler has not landed)", src,
-                         cfg->tiling.max_tiles != d.tiling.max_tiles ? "max_tiles" : "min_tile");
   return SFC_OK;
 }

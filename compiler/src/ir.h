@@ -129,9 +129,11 @@ typedef struct sfc_use {
 /* tiler: the step adds its result into the box (access RW); the tensor is zero before
  * its segment's first tile */
 #define SFC_USE_ACCUMULATE 0x1u
+/* tiler: the tensor is made and used only inside the segment (one per-tile buffer) */
+#define SFC_USE_PARTIAL 0x2u
 
-/* sfc_step_t.flags */
-#define SFC_STEP_RECOMPUTE 0x1u /* tiler: a forward op rerun in a backward tile */
+/* sfc_step_t.flags: the plan's SFC_STEP_RECOMPUTE (tiler: a forward op rerun in a
+ * backward tile) */
 
 /* One compute step: an op, or one tile of an op inside a tiled segment. */
 typedef struct sfc_step {
@@ -143,7 +145,7 @@ typedef struct sfc_step {
   double time_us;     /* predicted duration (sfc/steps.h rule); < 0 when unknown */
   uint32_t dep_begin; /* schedule pass: deps[dep_begin .. + dep_count), the swaps the */
   uint32_t dep_count; /* step waits for (0 when nothing is swapped) */
-  uint32_t flags;     /* SFC_STEP_RECOMPUTE */
+  uint32_t flags;     /* SFC_STEP_RECOMPUTE (sfc/plan_format.h) */
 } sfc_step_t;
 
 /* A tensor's life over the steps (liveness). */
@@ -203,8 +205,12 @@ typedef struct sfc_ir {
   uint32_t n_steps;
   sfc_use_t *uses; /* [n_uses] by step */
   uint32_t n_uses;
-  sfc_plan_box_t *boxes; /* [n_boxes] tile boxes uses and blocks refer to */
-  uint32_t n_boxes;
+  sfc_plan_box_t *boxes;        /* [n_boxes] tile boxes uses and blocks refer to (the blocks */
+  uint32_t n_boxes;             /* pass appends the boxes of per-tile buffers) */
+  sfc_plan_segment_t *segments; /* tiler: the plan's SEGMENTS, forward and backward, */
+  uint32_t n_segments;          /* in step order */
+  const struct sfc_ft_segment *tile_given; /* tests: tile these segments (any tiling.mode) */
+  uint32_t n_tile_given;                   /*   instead of partitioning */
 
   /* liveness pass */
   sfc_live_t *live;      /* [graph->n_tensors] */

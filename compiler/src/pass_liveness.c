@@ -8,14 +8,28 @@
  * write) to the last; an `output` tensor (the loss) lives to the end of the iteration
  * so the framework can read it. A non-persistent tensor no step touches has no range
  * (first_step SFC_PLAN_NONE): the plan marks it SFC_TENSOR_UNUSED and it gets no block.
- * Live bytes per step come from the shared sweep (sfc/steps.h); the in-core peak is
- * their maximum: the memory the iteration needs with nothing swapped.
+ * Live bytes per step come from the shared sweep (sfc/steps.h); a tensor the tiler made
+ * per tile counts, over each tile's run of steps, only its box there. The in-core peak
+ * is their maximum: the memory the iteration needs with nothing swapped.
  *
  * Reads: graph tensors (bytes, kind), steps, uses. Writes: live, use_steps,
  * live_bytes, in_core_peak. O(steps + uses + tensors).
  */
 #include "passes.h"
 #include "sfc/steps.h"
+#include "tiler.h"
+
+typedef struct runs_ctx {
+  const sfc_graph_t *g;
+  int64_t *diff;
+} runs_ctx_t;
+
+/* A per-tile tensor is live, over each run of its tile's steps, for its box's bytes. */
+static void add_run(void *p, uint32_t tensor, uint32_t first, uint32_t last,
+                    const sfc_plan_box_t *hull) {
+  runs_ctx_t *c = p;
+  sfc_sweep_add(c->diff, first, last, sfc_ft_plan_box_bytes(&c->g->tensors[tensor], hull));
+}
 
 sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_graph_t *g = ir->graph;
@@ -30,6 +44,11 @@ sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err) {
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory for liveness of %u steps", n);
   for (uint32_t t = 0; t < g->n_tensors; t++)
     live[t].first_step = live[t].last_step = SFC_PLAN_NONE;
+  /* tensors the tiler made per tile: their bytes are their tiles' boxes' */
+  bool *partial = sfc_pool_calloc(&ir->pool, g->n_tensors ? g->n_tensors : 1, sizeof *partial);
+  if (!partial)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory for liveness of %u steps", n);
+  bool any_partial = sfc_ft_mark_partial(ir, partial) > 0;
 
   /* Count each tensor's distinct use steps (steps come in order, so a repeat within
    * one step is the previous entry), lay the lists out, then fill them. */
@@ -68,7 +87,14 @@ sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err) {
       l->last_step = n - 1;
     }
     /* bytes <= 2^50 and their total <= 2^56 (loader limits): no overflow in int64. */
-    sfc_sweep_add(diff, l->first_step, l->last_step, x->bytes);
+    if (!partial[t])
+      sfc_sweep_add(diff, l->first_step, l->last_step, x->bytes);
+  }
+  runs_ctx_t rc = {g, diff};
+  if (any_partial) {
+    sfc_status_t st = sfc_ft_partial_runs(ir, add_run, &rc, err);
+    if (st != SFC_OK)
+      return st;
   }
   ir->live = live;
   ir->use_steps = use_steps;

@@ -253,12 +253,22 @@ static sfc_status_t build_blocks(builder_t *b, sfc_error_t *err) {
   return SFC_OK;
 }
 
-/* The device block (plan index) holding use u's tensor, or that box of it, at step. */
+static bool box_inside(const sfc_plan_box_t *in, const sfc_plan_box_t *out) {
+  for (uint32_t a = 0; a < in->ndim && a < SFC_PLAN_BOX_DIMS; a++)
+    if (in->lo[a] < out->lo[a] || in->hi[a] > out->hi[a])
+      return false;
+  return true;
+}
+
+/* The device block (plan index) holding use u's tensor, or the part of it u's box names,
+ * at step: a whole block, or a per-tile (PARTIAL) block whose box holds u's. */
 static uint32_t find_block(const builder_t *b, const sfc_use_t *u, uint32_t step) {
   for (uint32_t k = b->first[u->tensor]; k < b->first[u->tensor + 1]; k++) {
     const sfc_block_t *x = &b->ir->blocks[b->by_tensor[k]];
-    uint32_t box = (x->flags & SFC_BLOCK_PARTIAL) ? x->box : SFC_PLAN_NONE;
-    if (x->first_step <= step && step <= x->last_step && (box == SFC_PLAN_NONE || box == u->box))
+    if (x->first_step > step || step > x->last_step)
+      continue;
+    if (!(x->flags & SFC_BLOCK_PARTIAL) ||
+        (u->box != SFC_PLAN_NONE && box_inside(&b->ir->boxes[u->box], &b->ir->boxes[x->box])))
       return b->plan_index[b->by_tensor[k]];
   }
   return SFC_PLAN_NONE;
@@ -275,13 +285,14 @@ static sfc_status_t build_steps(builder_t *b, sfc_error_t *err) {
   for (uint32_t s = 0; s < ir->n_steps; s++) {
     const sfc_step_t *x = &ir->steps[s];
     bool timed = x->time_us >= 0;
-    steps[s] = (sfc_plan_step_t){.op = x->op,
-                                 .segment = x->segment,
-                                 .tile = x->tile,
-                                 .operand_begin = x->use_begin,
-                                 .box_begin = SFC_PLAN_NONE,
-                                 .flags = timed ? SFC_STEP_TIMED : 0,
-                                 .time_us = timed ? x->time_us : 0};
+    steps[s] =
+        (sfc_plan_step_t){.op = x->op,
+                          .segment = x->segment,
+                          .tile = x->tile,
+                          .operand_begin = x->use_begin,
+                          .box_begin = SFC_PLAN_NONE,
+                          .flags = (timed ? SFC_STEP_TIMED : 0) | (x->flags & SFC_STEP_RECOMPUTE),
+                          .time_us = timed ? x->time_us : 0};
     for (uint32_t k = 0; k < x->use_count; k++) {
       const sfc_use_t *u = &ir->uses[x->use_begin + k];
       uint32_t blk = find_block(b, u, s);
@@ -304,6 +315,8 @@ static sfc_status_t build_steps(builder_t *b, sfc_error_t *err) {
   b->v->step_operand_count = ir->n_uses;
   b->v->boxes = ir->boxes;
   b->v->box_count = ir->n_boxes;
+  b->v->segments = ir->segments;
+  b->v->segment_count = ir->n_segments;
   return SFC_OK;
 }
 

@@ -66,6 +66,7 @@
 
 #include "oset.h"
 #include "passes.h"
+#include "tiler.h"
 #include "sfc/steps.h"
 
 #define NONE SFC_PLAN_NONE
@@ -545,6 +546,19 @@ static sfc_status_t oom(sfc_error_t *err) {
 
 /* ---- the time bound ------------------------------------------------------------ */
 
+typedef struct bound_ctx {
+  const sfc_graph_t *g;
+  int64_t *diff;
+} bound_ctx_t;
+
+/* A per-tile buffer is used again after k over its run but its last step. */
+static void bound_run(void *p, uint32_t tensor, uint32_t first, uint32_t last,
+                      const sfc_plan_box_t *hull) {
+  bound_ctx_t *c = p;
+  if (last > first)
+    sfc_sweep_add(c->diff, first, last - 1, sfc_ft_plan_box_bytes(&c->g->tensors[tensor], hull));
+}
+
 /* The bound for schedules within `budget` (0: none). */
 static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budget,
                                sfc_error_t *err) {
@@ -558,13 +572,28 @@ static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budg
   int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
   if (!diff)
     return oom(err);
+  bool *partial = calloc(ir->graph->n_tensors + 1u, sizeof *partial);
+  if (!partial) {
+    free(diff);
+    return oom(err);
+  }
+  bool any_partial = sfc_ft_mark_partial(ir, partial) > 0;
   for (uint32_t t = 0; t < ir->graph->n_tensors; t++) {
     const sfc_live_t *l = &ir->live[t];
-    if (l->first_step == NONE || l->use_count == 0)
+    if (l->first_step == NONE || l->use_count == 0 || partial[t])
       continue;
     uint32_t last_use = ir->use_steps[l->use_begin + l->use_count - 1];
     if (last_use > l->first_step) /* live at k and used after k: k in [first, last_use) */
       sfc_sweep_add(diff, l->first_step, last_use - 1, ir->graph->tensors[t].bytes);
+  }
+  free(partial);
+  if (any_partial) { /* a tile's buffer: its box, over its tile's run */
+    bound_ctx_t bc = {ir->graph, diff};
+    sfc_status_t st = sfc_ft_partial_runs(ir, bound_run, &bc, err);
+    if (st != SFC_OK) {
+      free(diff);
+      return st;
+    }
   }
   double d2h = cfg->device.d2h_bytes_per_s, h2d = cfg->device.h2d_bytes_per_s;
   int64_t x = 0;

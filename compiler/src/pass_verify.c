@@ -241,6 +241,12 @@ static sfc_status_t check_schedule_refs(vctx_t *c) {
     if (!span_ok(x->first_op, x->op_count, v->op_count))
       return fail(c, "segment %u: ops [%u, %" PRIu64 ") run past the last op (%u ops)", g,
                   x->first_op, (uint64_t)x->first_op + x->op_count, v->op_count);
+    if (x->flags & ~SFC_SEGMENT_BACKWARD)
+      return fail(c, "segment %u: unknown flags 0x%x", g, x->flags);
+    if ((x->flags & SFC_SEGMENT_BACKWARD) ? x->forward_segment >= g : x->forward_segment != 0)
+      return fail(c, "segment %u: forward segment %u %s", g, x->forward_segment,
+                  (x->flags & SFC_SEGMENT_BACKWARD) ? "is not an earlier segment"
+                                                    : "named, but the segment is not backward");
   }
   for (uint32_t b = 0; b < v->box_count; b++) {
     const sfc_plan_box_t *x = &v->boxes[b];
@@ -450,8 +456,36 @@ static bool box_within(const sfc_plan_box_t *inner, const sfc_plan_box_t *outer)
   return true;
 }
 
+static sfc_status_t check_uses_acc(vctx_t *c, uint32_t *acc);
+
+/* 1.2: step s's output operand i is accumulated and reads what earlier tiles added:
+ * an output of a BACKWARD segment's step in a whole block, not the segment's first step
+ * to write that tensor (acc[t]: the segment + 1 that last accumulated t). */
+static bool accumulates_again(const sfc_plan_view_t *v, uint32_t s, uint32_t i, uint32_t *acc) {
+  const sfc_plan_step_t *st = &v->steps[s];
+  const sfc_plan_op_t *op = &v->ops[st->op];
+  if (i < op->input_count || i >= (uint32_t)op->input_count + op->output_count ||
+      st->segment == NONE || !(v->segments[st->segment].flags & SFC_SEGMENT_BACKWARD) ||
+      (v->blocks[v->step_operands[st->operand_begin + i]].flags & SFC_BLOCK_PARTIAL))
+    return false;
+  uint32_t t = v->op_operands[op->operand_begin + i];
+  bool again = acc[t] == st->segment + 1;
+  acc[t] = st->segment + 1;
+  return again;
+}
+
 /* Step operands name live blocks of the right tensor; record each block's uses. */
 static sfc_status_t check_uses(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t *acc = calloc(v->tensor_count + 1u, sizeof *acc);
+  if (!acc)
+    return no_memory(c);
+  sfc_status_t status = check_uses_acc(c, acc);
+  free(acc);
+  return status;
+}
+
+static sfc_status_t check_uses_acc(vctx_t *c, uint32_t *acc) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t s = 0; s < v->step_count; s++) {
     const sfc_plan_step_t *st = &v->steps[s];
@@ -489,7 +523,7 @@ static sfc_status_t check_uses(vctx_t *c) {
         c->first_use[b] = s;
         c->first_reads[b] = 0;
       }
-      if (c->first_use[b] == s && i < op->input_count)
+      if (c->first_use[b] == s && (i < op->input_count || accumulates_again(v, s, i, acc)))
         c->first_reads[b] = 1;
       c->last_use[b] = s;
     }
@@ -502,9 +536,14 @@ static sfc_status_t check_uses(vctx_t *c) {
       if (s < g->first_step || s - g->first_step >= g->step_count)
         return fail(c, "step %u (op \"%s\"): names segment %u, which spans steps [%u, %" PRIu64 ")",
                     s, on, st->segment, g->first_step, (uint64_t)g->first_step + g->step_count);
-      if (st->op < g->first_op || st->op - g->first_op >= g->op_count)
+      bool recompute = (st->flags & SFC_STEP_RECOMPUTE) != 0;
+      if (recompute && !(g->flags & SFC_SEGMENT_BACKWARD))
+        return fail(c, "step %u (op \"%s\"): recomputes in segment %u, which is not backward", s,
+                    on, st->segment);
+      const sfc_plan_segment_t *og = recompute ? &v->segments[g->forward_segment] : g;
+      if (st->op < og->first_op || st->op - og->first_op >= og->op_count)
         return fail(c, "step %u (op \"%s\"): op %u is not one of segment %u's ops", s, on, st->op,
-                    st->segment);
+                    recompute ? g->forward_segment : st->segment);
       if (st->box_begin == NONE)
         return fail(c, "step %u (op \"%s\"): tile %u of segment %u has no boxes", s, on, st->tile,
                     st->segment);
@@ -549,7 +588,7 @@ static void vertices(const sfc_plan_tensor_t *x, const sfc_plan_box_t *b, vertex
 }
 
 typedef struct tile_out {
-  uint32_t segment, tensor, box;
+  uint32_t segment, tensor, tile, box;
 } tile_out_t;
 
 static int tile_out_cmp(const void *pa, const void *pb) {
@@ -558,7 +597,18 @@ static int tile_out_cmp(const void *pa, const void *pb) {
     return a->segment < b->segment ? -1 : 1;
   if (a->tensor != b->tensor)
     return a->tensor < b->tensor ? -1 : 1;
+  if (a->tile != b->tile)
+    return a->tile < b->tile ? -1 : 1;
   return a->box < b->box ? -1 : (a->box > b->box);
+}
+
+static bool box_same(const sfc_plan_box_t *a, const sfc_plan_box_t *b) {
+  if (a->ndim != b->ndim)
+    return false;
+  for (uint32_t d = 0; d < a->ndim && d < SFC_PLAN_BOX_DIMS; d++)
+    if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d])
+      return false;
+  return true;
 }
 
 /* Outputs of a segment that something outside it sees must be computed once, whole. */
@@ -596,16 +646,19 @@ static sfc_status_t check_tile_outputs(vctx_t *c) {
   size_t n = 0;
   for (uint32_t s = 0; s < v->step_count; s++) {
     const sfc_plan_step_t *st = &v->steps[s];
-    if (st->segment == NONE)
+    /* a backward segment's outputs are summed over its tiles or per tile (1.2) */
+    if (st->segment == NONE || (v->segments[st->segment].flags & SFC_SEGMENT_BACKWARD))
       continue;
     const sfc_plan_op_t *op = &v->ops[st->op];
     for (uint32_t i = op->input_count; i < (uint32_t)op->input_count + op->output_count; i++) {
       uint32_t t = v->op_operands[op->operand_begin + i];
       const sfc_plan_tensor_t *x = &v->tensors[t];
+      if (v->blocks[v->step_operands[st->operand_begin + i]].flags & SFC_BLOCK_PARTIAL)
+        continue; /* a per-tile buffer: not handed on */
       bool handed_on = outside[t] || x->kind == SFC_KIND_OUTPUT ||
                        (x->flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL));
       if (handed_on)
-        outs[n++] = (tile_out_t){st->segment, t, st->box_begin + i};
+        outs[n++] = (tile_out_t){st->segment, t, st->tile, st->box_begin + i};
     }
   }
   free(where);
@@ -624,12 +677,19 @@ static sfc_status_t check_tile_outputs(vctx_t *c) {
     }
     vertices(x, NULL, vx);
     uint64_t sum = 0;
+    size_t kept = 1;
     for (size_t k = i; k < j; k++) {
-      vertices(x, &v->boxes[outs[k].box], vx + 16 * (k - i + 1));
+      /* a tile writing the same box again (an in-place op) computes no new part */
+      bool again = false;
+      for (size_t q = k; q-- > i && outs[q].tile == outs[k].tile && !again;)
+        again = box_same(&v->boxes[outs[q].box], &v->boxes[outs[k].box]);
+      if (again)
+        continue;
+      vertices(x, &v->boxes[outs[k].box], vx + 16 * kept++);
       uint64_t vol = box_volume(&v->boxes[outs[k].box]);
       sum = sum > UINT64_MAX - vol ? UINT64_MAX : sum + vol;
     }
-    size_t nv = (j - i + 1) * 16;
+    size_t nv = kept * 16;
     qsort(vx, nv, sizeof *vx, vertex_cmp);
     bool exact = true;
     for (size_t a = 0, b; a < nv && exact; a = b) {

@@ -11,6 +11,7 @@
 typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
 
 sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err);    /* pass_steps.c */
+sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err);     /* tiler.c */
 sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err); /* pass_liveness.c */
 sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err);   /* pass_blocks.c */
 sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err); /* pass_schedule.c */

@@ -41,7 +41,8 @@ static const struct {
   const char *name;
   sfc_pass_fn fn;
 } passes[] = {
-    {"steps", sfc_pass_steps},       /* one step per op (tiles later) */
+    {"steps", sfc_pass_steps},       /* one step per op */
+    {"tile", sfc_pass_tile},         /* FT segments: per-tile steps (tiling.mode on) */
     {"liveness", sfc_pass_liveness}, /* live ranges, in-core peak */
     {"blocks", sfc_pass_blocks},     /* arena residencies, lower bound */
     {"schedule", sfc_pass_schedule}, /* swaps: who leaves the device, when, back when */

@@ -14,6 +14,9 @@
  */
 #include "tiler.h"
 
+#include "passes.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 #include "tile_catalog.h"
@@ -220,6 +223,10 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
     }
     if (op->workspace != NONE)
       made[op->workspace] = 1;
+    for (uint32_t k = 0; k < sfc_op_operand_count(op); k++)
+      if (g->tensors[sfc_op_operand(op, k)].ndim == 0)
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) has an operand with no shape", i,
+                             op->type);
   }
   if (made[s->output] != 1)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT, "the segment's output is not made by its ops");
@@ -638,27 +645,31 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
       const sfc_tensor_t *x = &g->tensors[u.tensor];
       uint8_t role = info->role[u.tensor];
       if (role == SFC_FT_ROLE_ACCUMULATE && k >= op->n_inputs) {
-        u.access = SFC_ACCESS_RW;
+        /* the segment's first tile zero-fills and adds (a write); later ones read too */
+        u.access = tile == 0 ? SFC_ACCESS_WRITE : SFC_ACCESS_RW;
         u.flags |= SFC_USE_ACCUMULATE;
       }
-      if (role != SFC_FT_ROLE_WHOLE && role != SFC_FT_ROLE_NONE && x->ndim == 4) {
-        sfc_plan_box_t b = {.tensor = u.tensor, .ndim = 4};
+      if (role == SFC_FT_ROLE_PARTIAL)
+        u.flags |= SFC_USE_PARTIAL;
+      /* every operand of a tiled step has a box (the plan's one per operand): its tile
+       * box, or the whole tensor */
+      bool boxed = role != SFC_FT_ROLE_WHOLE && role != SFC_FT_ROLE_NONE && x->ndim == 4;
+      sfc_plan_box_t b = {.tensor = u.tensor, .ndim = x->ndim < 4 ? x->ndim : 4};
+      for (uint32_t a = 0; a < b.ndim; a++) {
+        b.lo[a] = boxed ? ob[k].lo[a] : 0;
+        b.hi[a] = !boxed ? x->shape[a] : ob[k].hi[a] > ob[k].lo[a] ? ob[k].hi[a] : ob[k].lo[a];
+        b.pad_lo[a] = boxed ? pl[k][a] : 0;
+        b.pad_hi[a] = boxed ? ph[k][a] : 0;
+      }
+      u.box = w->n_boxes;
+      w->boxes[w->n_boxes++] = b;
+      if (boxed && k == op->n_inputs && op->n_outputs > 0) { /* the first output's share */
+        double part = 1, whole = 1;
         for (int a = 0; a < 4; a++) {
-          b.lo[a] = ob[k].lo[a];
-          b.hi[a] = ob[k].hi[a] > ob[k].lo[a] ? ob[k].hi[a] : ob[k].lo[a];
-          b.pad_lo[a] = pl[k][a];
-          b.pad_hi[a] = ph[k][a];
+          part *= (double)(b.hi[a] - b.lo[a]);
+          whole *= (double)x->shape[a];
         }
-        u.box = w->n_boxes;
-        w->boxes[w->n_boxes++] = b;
-        if (k == op->n_inputs && op->n_outputs > 0) { /* the first output's share */
-          double part = 1, whole = 1;
-          for (int a = 0; a < 4; a++) {
-            part *= (double)(b.hi[a] - b.lo[a]);
-            whole *= (double)x->shape[a];
-          }
-          share = whole > 0 ? part / whole : 1;
-        }
+        share = whole > 0 ? part / whole : 1;
       }
       w->uses[w->n_uses++] = u;
     }
@@ -706,6 +717,10 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
       bwd_at[segments[k].bwd_begin] = k;
   }
   uint32_t seg_index = 0; /* plan segments: forward and backward ones, in step order */
+  sfc_plan_segment_t *plan_segs = sfc_pool_calloc(&ir->pool, 2 * (size_t)n + 1, sizeof *plan_segs);
+  uint32_t *fwd_index = sfc_pool_calloc(&ir->pool, n + 1, sizeof *fwd_index);
+  if (!plan_segs || !fwd_index)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory tiling");
   for (uint32_t i = 0; i < g->n_ops;) {
     uint32_t k = fwd_at[i] != NONE ? fwd_at[i] : bwd_at[i];
     if (k == NONE) {
@@ -718,6 +733,18 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
     const sfc_ft_segment_t *s = &segments[k];
     bool fwd = fwd_at[i] == k;
     uint32_t tiles = sfc_ft_tile_count(s);
+    sfc_plan_segment_t *ps = &plan_segs[seg_index];
+    *ps = (sfc_plan_segment_t){.first_step = w.n_steps,
+                               .first_op = fwd ? s->fwd_begin : s->bwd_begin,
+                               .op_count =
+                                   fwd ? s->fwd_end - s->fwd_begin : s->bwd_end - s->bwd_begin,
+                               .tile_count = tiles,
+                               .flags = fwd ? 0 : SFC_SEGMENT_BACKWARD,
+                               .forward_segment = fwd ? 0 : fwd_index[k]};
+    for (int a = 0; a < 4; a++)
+      ps->grid[a] = s->grid[a];
+    if (fwd)
+      fwd_index[k] = seg_index;
     for (uint32_t t = 0; t < tiles; t++) {
       sfc_ft_tile_boxes(g, s, &info[k], t, tb);
       if (!fwd)
@@ -735,6 +762,7 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
           return st;
       }
     }
+    plan_segs[seg_index].step_count = w.n_steps - plan_segs[seg_index].first_step;
     seg_index++;
     i = fwd ? s->fwd_end : s->bwd_end;
   }
@@ -744,6 +772,8 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
   ir->n_uses = w.n_uses;
   ir->boxes = w.boxes;
   ir->n_boxes = w.n_boxes;
+  ir->segments = plan_segs;
+  ir->n_segments = seg_index;
   return SFC_OK;
 }
 
@@ -878,4 +908,95 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_
   *segments = out;
   *n = count;
   return SFC_OK;
+}
+
+/* ---- the pass -------------------------------------------------------------------- */
+
+/* tiling.mode on: every FT segment the partitioner finds is tiled to the smallest grid
+ * whose one tile's recomputed tensors take at most 1/16 of the device budget (64 MiB
+ * without a budget); off and auto tile nothing (auto's grid tuner has not landed). */
+sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
+  const sfc_config_t *cfg = ir->config;
+  if (ir->n_tile_given)
+    return sfc_ft_rewrite(ir, ir->tile_given, ir->n_tile_given, err);
+  if (cfg->tiling.mode != SFC_TILING_ON)
+    return SFC_OK;
+  uint64_t tile_bytes = cfg->budget_bytes ? cfg->budget_bytes / 16 : UINT64_C(64) << 20;
+  sfc_ft_segment_t *segs = NULL;
+  uint32_t n = 0;
+  sfc_status_t st = sfc_ft_partition(ir->graph, tile_bytes, cfg->tiling.max_tiles,
+                                     cfg->tiling.min_tile, false, &segs, &n, &ir->pool, err);
+  if (st != SFC_OK || n == 0)
+    return st;
+  return sfc_ft_rewrite(ir, segs, n, err);
+}
+
+/* ---- per-tile tensors' runs --------------------------------------------------------- */
+
+sfc_status_t sfc_ft_partial_runs(const sfc_ir_t *ir, sfc_ft_run_fn fn, void *ctx,
+                                 sfc_error_t *err) {
+  const sfc_graph_t *g = ir->graph;
+  typedef struct run {
+    uint32_t first, last, segment, tile;
+    sfc_plan_box_t hull;
+    bool open;
+  } run_t;
+  run_t *r = calloc(g->n_tensors ? g->n_tensors : 1, sizeof *r);
+  if (!r)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory for per-tile tensors");
+  for (uint32_t s = 0; s < ir->n_steps; s++) {
+    const sfc_step_t *st = &ir->steps[s];
+    for (uint32_t k = 0; k < st->use_count; k++) {
+      const sfc_use_t *u = &ir->uses[st->use_begin + k];
+      if (!(u->flags & SFC_USE_PARTIAL) || u->box == NONE)
+        continue;
+      run_t *x = &r[u->tensor];
+      const sfc_plan_box_t *b = &ir->boxes[u->box];
+      if (x->open && x->segment == st->segment && x->tile == st->tile) {
+        x->last = s;
+        for (uint32_t a = 0; a < x->hull.ndim; a++) {
+          x->hull.lo[a] = b->lo[a] < x->hull.lo[a] ? b->lo[a] : x->hull.lo[a];
+          x->hull.hi[a] = b->hi[a] > x->hull.hi[a] ? b->hi[a] : x->hull.hi[a];
+        }
+        continue;
+      }
+      if (x->open)
+        fn(ctx, u->tensor, x->first, x->last, &x->hull);
+      *x = (run_t){.first = s,
+                   .last = s,
+                   .segment = st->segment,
+                   .tile = st->tile,
+                   .hull = *b,
+                   .open = true};
+      memset(x->hull.pad_lo, 0, sizeof x->hull.pad_lo);
+      memset(x->hull.pad_hi, 0, sizeof x->hull.pad_hi);
+    }
+  }
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (r[t].open)
+      fn(ctx, t, r[t].first, r[t].last, &r[t].hull);
+  free(r);
+  return SFC_OK;
+}
+
+uint64_t sfc_ft_plan_box_bytes(const sfc_tensor_t *x, const sfc_plan_box_t *b) {
+  uint64_t total = 1, part = 1;
+  for (uint32_t a = 0; a < x->ndim && a < SFC_PLAN_BOX_DIMS; a++) {
+    total *= (uint64_t)x->shape[a];
+    part *= (uint64_t)(b->hi[a] - b->lo[a]);
+  }
+  if (total == 0 || part == 0)
+    return 0;
+  uint64_t elem = x->bytes / total;
+  return elem ? elem * part : (x->bytes * part + total - 1) / total;
+}
+
+uint32_t sfc_ft_mark_partial(const sfc_ir_t *ir, bool *partial) {
+  uint32_t n = 0;
+  for (uint32_t u = 0; u < ir->n_uses; u++)
+    if ((ir->uses[u].flags & SFC_USE_PARTIAL) && !partial[ir->uses[u].tensor]) {
+      partial[ir->uses[u].tensor] = true;
+      n++;
+    }
+  return n;
 }

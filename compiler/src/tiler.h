@@ -113,4 +113,18 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_
 sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint32_t n,
                             sfc_error_t *err);
 
+/* The runs of steps in which one tile of a segment uses a per-tile tensor (uses flagged
+ * SFC_USE_PARTIAL): fn(ctx, tensor, first step, last step, hull of the run's boxes),
+ * once per run. The blocks pass makes one PARTIAL block of each; liveness counts their
+ * bytes. */
+typedef void (*sfc_ft_run_fn)(void *ctx, uint32_t tensor, uint32_t first, uint32_t last,
+                              const sfc_plan_box_t *hull);
+sfc_status_t sfc_ft_partial_runs(const sfc_ir_t *ir, sfc_ft_run_fn fn, void *ctx, sfc_error_t *err);
+
+/* Sets partial[t] (zeroed, [n_tensors]) for every per-tile tensor; returns how many. */
+uint32_t sfc_ft_mark_partial(const sfc_ir_t *ir, bool *partial);
+
+/* Bytes of box b of tensor x (its elements times the element size). */
+uint64_t sfc_ft_plan_box_bytes(const sfc_tensor_t *x, const sfc_plan_box_t *b);
+
 #endif /* SFC_TILER_H */

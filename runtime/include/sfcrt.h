@@ -200,7 +200,20 @@ typedef struct sfcrt_step {
   uint32_t temp_count;
   void *stream; /* launch on this stream (CUstream for cuda — CU_STREAM_LEGACY, (void *)1,
                   when the framework passed its default stream 0; NULL for host/sim) */
+  /* Tiled steps (plan format 1.2; docs/plan-format.md "Tiled execution"): */
+  uint32_t flags;                    /* the plan step's SFC_STEP_* (RECOMPUTE: a
+                                        forward op rerun in a backward tile) */
+  const sfc_plan_box_t *const *held; /* [operands] the part of its tensor an operand's
+                                        memory holds, dense and row-major: NULL for the
+                                        whole tensor, else a per-tile buffer's box */
+  const uint8_t *accumulate;         /* [output_count] 0: write the output's box;
+                                        SFCRT_ACCUMULATE: add into it;
+                                        SFCRT_ACCUMULATE_FIRST: zero the whole output,
+                                        then add (the segment's first write) */
 } sfcrt_step_t;
+
+#define SFCRT_ACCUMULATE       1
+#define SFCRT_ACCUMULATE_FIRST 2
 
 /* Starts an iteration. SFC_ERR_STATE when one is running or an external tensor is
  * unbound; cuda: SFC_ERR_STATE (and the session is failed) when the compute stream is

@@ -175,6 +175,9 @@ sfc_status_t sfcrt_step_next(sfcrt_session_t *s, const sfcrt_step_t **out_step, 
   out->segment = ps->segment;
   out->tile = ps->tile;
   out->boxes = ps->box_begin == SFC_PLAN_NONE ? NULL : v->boxes + ps->box_begin;
+  out->flags = ps->flags;
+  out->held = s->operand_held + ps->operand_begin;
+  out->accumulate = s->operand_acc + ps->operand_begin + op->input_count;
   out->inputs = ptrs;
   out->outputs = ptrs + op->input_count;
   out->temps = ptrs + op->input_count + op->output_count;

@@ -27,8 +27,10 @@ struct sfcrt_session {
   const sfcrt_device_ops_t *dev;
   void *self; /* the device's state */
 
-  void **operand_ptrs;    /* [plan->step_operand_count] resolved pointer per step operand */
-  sfcrt_copy_t *copies;   /* [plan->swap_count] */
+  void **operand_ptrs; /* [plan->step_operand_count] resolved pointer per step operand */
+  const sfc_plan_box_t **operand_held; /* [step_operand_count] a PARTIAL block's box, or NULL */
+  uint8_t *operand_acc;                /* [step_operand_count] SFCRT_ACCUMULATE* or 0 */
+  sfcrt_copy_t *copies;                /* [plan->swap_count] */
   uint8_t *event_needed;  /* [step_count + swap_count] some node on another queue waits */
   uint8_t *unbound;       /* [tensor_count] 1: external tensor with blocks, not bound yet */
   uint32_t unbound_count; /* how many 1s in unbound */

@@ -74,6 +74,7 @@ typedef struct vctx {
   uint32_t *last_use;  /* [block_count] last step naming it */
   uint32_t *last_out;  /* [block_count] last swap-out reading it, NONE */
   uint32_t *first_rd;  /* [block_count] 1: its first step reads it */
+  uint32_t *acc;       /* [tensor_count] the BACKWARD segment + 1 that last accumulated it */
   uint32_t *h_first_out, *h_last_out, *h_last_in; /* [host_block_count] swaps, NONE */
 } vctx_t;
 
@@ -281,6 +282,11 @@ static sfc_status_t refs_schedule(vctx_t *c) {
     REF(range_ok(g->first_op, g->op_count, v->op_count),
         "SEGMENTS[%" PRIu32 "]: ops [%" PRIu32 ", %" PRIu64 ") extend past OPS (%" PRIu32 ")", i,
         g->first_op, (uint64_t)g->first_op + g->op_count, v->op_count);
+    REF(!(g->flags & ~SFC_SEGMENT_BACKWARD),
+        "SEGMENTS[%" PRIu32 "].flags: 0x%" PRIx32 " has unknown bits", i, g->flags);
+    REF((g->flags & SFC_SEGMENT_BACKWARD) ? g->forward_segment < i : g->forward_segment == 0,
+        "SEGMENTS[%" PRIu32 "].forward_segment: %" PRIu32 " %s", i, g->forward_segment,
+        (g->flags & SFC_SEGMENT_BACKWARD) ? "is not an earlier segment" : "but not BACKWARD");
   }
   for (uint32_t i = 0; i < v->box_count; i++) {
     const sfc_plan_box_t *x = &v->boxes[i];
@@ -630,9 +636,18 @@ static sfc_status_t check_steps(vctx_t *c) {
              "STEPS[%" PRIu32 "]: in SEGMENTS[%" PRIu32 "] but outside its steps [%" PRIu32
              ", %" PRIu64 ")",
              k, s->segment, g->first_step, (uint64_t)g->first_step + g->step_count);
-      VERIFY(s->op >= g->first_op && s->op - g->first_op < g->op_count,
-             "STEPS[%" PRIu32 "]: OPS[%" PRIu32 "] is not one of SEGMENTS[%" PRIu32 "]'s ops", k,
-             s->op, s->segment);
+      /* a recomputing step of a backward segment runs an op of its forward segment */
+      const sfc_plan_segment_t *og = g;
+      if (s->flags & SFC_STEP_RECOMPUTE) {
+        VERIFY(g->flags & SFC_SEGMENT_BACKWARD,
+               "STEPS[%" PRIu32 "]: RECOMPUTE in SEGMENTS[%" PRIu32 "], which is not BACKWARD", k,
+               s->segment);
+        og = &v->segments[g->forward_segment];
+      }
+      VERIFY(s->op >= og->first_op && s->op - og->first_op < og->op_count,
+             "STEPS[%" PRIu32 "]: OPS[%" PRIu32 "] is not one of SEGMENTS[%" PRIu32 "]'s %sops", k,
+             s->op, (s->flags & SFC_STEP_RECOMPUTE) ? g->forward_segment : s->segment,
+             (s->flags & SFC_STEP_RECOMPUTE) ? "forward " : "");
       VERIFY(s->box_begin != NONE,
              "STEPS[%" PRIu32 "]: a tile of SEGMENTS[%" PRIu32
              "] without boxes (box_begin is NONE: the tile's geometry is missing)",
@@ -706,7 +721,17 @@ static size_t add_corners(corner_t *out, const sfc_plan_tensor_t *t, const sfc_p
   return 1u << SFC_PLAN_BOX_DIMS;
 }
 
-/* 40: keys[0..m) are (segment << 32 | tensor, box) of handed-on outputs, sorted. */
+static int same_box(const sfc_plan_box_t *a, const sfc_plan_box_t *b) {
+  if (a->ndim != b->ndim)
+    return 0;
+  for (uint32_t d = 0; d < a->ndim && d < SFC_PLAN_BOX_DIMS; d++)
+    if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d])
+      return 0;
+  return 1;
+}
+
+/* 40: keys[0..m) are (segment << 32 | tensor, tile << 32 | box) of handed-on outputs,
+ * sorted. */
 static sfc_status_t check_covers(vctx_t *c, const sort_key_t *keys, uint32_t m, corner_t *corners) {
   const sfc_plan_view_t *v = c->v;
   for (uint32_t i = 0, j; i < m; i = j) {
@@ -715,7 +740,13 @@ static sfc_status_t check_covers(vctx_t *c, const sort_key_t *keys, uint32_t m, 
     size_t nc = add_corners(corners, x, NULL);
     uint64_t held = 0, whole = 1;
     for (j = i; j < m && keys[j].hi == keys[i].hi; j++) {
-      const sfc_plan_box_t *b = &v->boxes[keys[j].lo];
+      const sfc_plan_box_t *b = &v->boxes[(uint32_t)keys[j].lo];
+      /* a tile writing the same box again (an in-place op) computes no new part */
+      int again = 0;
+      for (uint32_t q = j; q-- > i && (keys[q].lo >> 32) == (keys[j].lo >> 32) && !again;)
+        again = same_box(&v->boxes[(uint32_t)keys[q].lo], b);
+      if (again)
+        continue;
       nc += add_corners(corners + nc, x, b);
       held = held + box_elems(b) < held ? UINT64_MAX : held + box_elems(b);
     }
@@ -833,13 +864,17 @@ static sfc_status_t check_segments_boxes(vctx_t *c) {
     for (uint32_t k = 0; k < v->step_count; k++) {
       const sfc_plan_step_t *s = &v->steps[k];
       const sfc_plan_op_t *o = &v->ops[s->op];
-      for (uint32_t j = o->input_count; s->segment != NONE && j - o->input_count < o->output_count;
-           j++) {
+      /* a backward segment's outputs are summed over tiles or per-tile (1.2) */
+      int forward = s->segment != NONE && !(v->segments[s->segment].flags & SFC_SEGMENT_BACKWARD);
+      for (uint32_t j = o->input_count; forward && j - o->input_count < o->output_count; j++) {
         uint32_t t = v->op_operands[o->operand_begin + j];
         const sfc_plan_tensor_t *x = &v->tensors[t];
+        if (v->blocks[v->step_operands[s->operand_begin + j]].flags & SFC_BLOCK_PARTIAL)
+          continue; /* a per-tile buffer: not handed on */
         if (multi[t] || x->kind == SFC_KIND_OUTPUT ||
             (x->flags & (SFC_TENSOR_PERSISTENT | SFC_TENSOR_EXTERNAL))) {
-          keys[at++] = (sort_key_t){(uint64_t)s->segment << 32 | t, s->box_begin + j};
+          keys[at++] = (sort_key_t){(uint64_t)s->segment << 32 | t,
+                                    (uint64_t)s->tile << 32 | (s->box_begin + j)};
         }
       }
     }
@@ -1036,7 +1071,17 @@ static sfc_status_t check_blocks_flow(vctx_t *c) {
       uint32_t b = v->step_operands[s->operand_begin + j];
       if (c->first_use[b] == NONE)
         c->first_use[b] = k;
-      if (c->first_use[b] == k && j < o->input_count)
+      /* 1.2: a BACKWARD segment's output in a whole block is accumulated: every step of
+       * the segment writing it but the first reads what the earlier ones added */
+      int again = 0;
+      if (j >= o->input_count && j < (uint32_t)o->input_count + o->output_count &&
+          s->segment != NONE && (v->segments[s->segment].flags & SFC_SEGMENT_BACKWARD) &&
+          !(v->blocks[b].flags & SFC_BLOCK_PARTIAL)) {
+        uint32_t t = v->op_operands[o->operand_begin + j];
+        again = c->acc[t] == s->segment + 1;
+        c->acc[t] = s->segment + 1;
+      }
+      if (c->first_use[b] == k && (j < o->input_count || again))
         c->first_rd[b] = 1;
       c->last_use[b] = k;
     }
@@ -1311,7 +1356,7 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
   /* every per-record table of the semantic checks, in one allocation */
   size_t nodes = (size_t)v->step_count + v->swap_count, nb = v->block_count;
   size_t nh = v->host_block_count, nt = v->tensor_count;
-  size_t words = 3 * nodes + v->swap_count + 6 * nb + 3 * nh + nt;
+  size_t words = 3 * nodes + v->swap_count + 6 * nb + 3 * nh + 2 * nt;
   size_t bytes = (words ? words : 1) * sizeof(uint32_t);
   uint32_t *mem = sfc_alloc(alloc, bytes);
   if (!mem)
@@ -1329,6 +1374,7 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
   c.h_last_out = c.h_first_out + nh;
   c.h_last_in = c.h_last_out + nh;
   uint32_t *persistent = c.h_last_in + nh;
+  c.acc = persistent + nt;
   for (size_t i = 0; i < nb; i++)
     c.fill[i] = c.first_use[i] = c.last_out[i] = last_write[i] = NONE;
   for (size_t i = 0; i < nh; i++)

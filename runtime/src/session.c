@@ -56,6 +56,8 @@ void sfcrt_session_destroy(sfcrt_session_t *s) {
   if (s->dev && s->self)
     s->dev->destroy(s->self);
   table_free(a, s->operand_ptrs, v->step_operand_count, sizeof(void *));
+  table_free(a, s->operand_held, v->step_operand_count, sizeof(const sfc_plan_box_t *));
+  table_free(a, s->operand_acc, v->step_operand_count, 1);
   table_free(a, s->copies, v->swap_count, sizeof(sfcrt_copy_t));
   table_free(a, s->event_needed, (size_t)v->step_count + v->swap_count, 1);
   table_free(a, s->unbound, v->tensor_count, 1);
@@ -97,6 +99,38 @@ static sfc_status_t compute_peak(sfcrt_session_t *s, sfc_error_t *err) {
   return SFC_OK;
 }
 
+/* For tiled steps: the part of its tensor each operand's memory holds (a PARTIAL
+ * block's box), and which outputs accumulate (1.2: an output of a BACKWARD segment's
+ * step in a whole block; 2 for the segment's first step writing that tensor, which
+ * zeroes it first). */
+static sfc_status_t tile_tables(sfcrt_session_t *s, sfc_error_t *err) {
+  const sfc_plan_view_t *v = s->plan;
+  uint32_t *acc = table_new(s->alloc, v->tensor_count, sizeof *acc);
+  if (!acc)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "session: out of memory (tile tables)");
+  for (uint32_t k = 0; k < v->step_count; k++) {
+    const sfc_plan_step_t *ps = &v->steps[k];
+    const sfc_plan_op_t *op = &v->ops[ps->op];
+    uint32_t n = (uint32_t)op->input_count + op->output_count + op->temp_count;
+    bool backward =
+        ps->segment != SFC_PLAN_NONE && (v->segments[ps->segment].flags & SFC_SEGMENT_BACKWARD);
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t i = ps->operand_begin + j;
+      const sfc_plan_block_t *b = &v->blocks[v->step_operands[i]];
+      bool partial = b->flags & SFC_BLOCK_PARTIAL;
+      s->operand_held[i] = partial ? &v->boxes[b->box] : NULL;
+      if (backward && !partial && j >= op->input_count &&
+          j < (uint32_t)op->input_count + op->output_count) {
+        uint32_t t = v->op_operands[op->operand_begin + j];
+        s->operand_acc[i] = acc[t] == ps->segment + 1 ? SFCRT_ACCUMULATE : SFCRT_ACCUMULATE_FIRST;
+        acc[t] = ps->segment + 1;
+      }
+    }
+  }
+  table_free(s->alloc, acc, v->tensor_count, sizeof *acc);
+  return SFC_OK;
+}
+
 static sfc_status_t session_build(sfcrt_session_t *s, sfc_error_t *err) {
   const sfc_plan_view_t *v = s->plan;
   const sfc_allocator_t *a = s->alloc;
@@ -104,8 +138,12 @@ static sfc_status_t session_build(sfcrt_session_t *s, sfc_error_t *err) {
   s->copies = table_new(a, v->swap_count, sizeof(sfcrt_copy_t));
   s->event_needed = table_new(a, (size_t)v->step_count + v->swap_count, 1);
   s->unbound = table_new(a, v->tensor_count, 1);
-  if (!s->operand_ptrs || !s->copies || !s->event_needed || !s->unbound)
+  s->operand_held = table_new(a, v->step_operand_count, sizeof(const sfc_plan_box_t *));
+  s->operand_acc = table_new(a, v->step_operand_count, 1);
+  if (!s->operand_ptrs || !s->copies || !s->event_needed || !s->unbound || !s->operand_held ||
+      !s->operand_acc)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "session: out of memory (replay tables)");
+  SFC_TRY(tile_tables(s, err));
 
   for (uint32_t k = 0; k < v->step_count; k++)
     mark_events(s, SFCRT_QUEUE_COMPUTE, v->steps[k].dep_begin, v->steps[k].dep_count);

@@ -204,6 +204,11 @@ static void arena(pb_t *b, uint64_t bytes) {
 /* 12 */ static void i_segment_steps(pb_t *b) {
   pb_segment_at(b, 0)->step_count = 9;
 }
+/* 12 (1.2): a backward segment must name an earlier forward segment */
+static void i_segment_forward_later(pb_t *b) {
+  pb_segment_at(b, 0)->flags = SFC_SEGMENT_BACKWARD;
+  pb_segment_at(b, 0)->forward_segment = 0;
+}
 /* 13 */ static void i_box_ndim(pb_t *b) {
   pb_box_at(b, 0)->ndim = 5;
 }
@@ -300,6 +305,10 @@ static void i_read_unwritten(pb_t *b) {
 /* 36 */ static void i_segment_gap(pb_t *b) {
   pb_step_at(b, 2)->segment = SFC_PLAN_NONE;
   pb_step_at(b, 2)->tile = SFC_PLAN_NONE;
+}
+/* 36 (1.2): a recomputing step outside a backward segment */
+static void i_recompute_forward(pb_t *b) {
+  pb_step_at(b, 1)->flags |= SFC_STEP_RECOMPUTE;
 }
 /* 37 */ static void i_tile_no_boxes(pb_t *b) {
   pb_step_at(b, 1)->box_begin = SFC_PLAN_NONE;
@@ -443,15 +452,16 @@ int main(int argc, char **argv) {
   bad("missing_steps", e_missing, 1);
   bad("strings_unterminated", e_unterminated, 1);
   /* references (exit 2): 4 is strings_unterminated above */
-  built(bad_dir, "alignment_not_pow2", chain3, i_alignment);                      /* 5 */
-  built(bad_dir, "tensor_bad_kind", chain3, i_tensor_kind);                       /* 6 */
-  built(bad_dir, "op_operand_out_of_range", chain3, i_op_operand);                /* 7 */
-  built(bad_dir, "tensor_out_of_range", chain3, i_tensor_oob);                    /* 8 */
-  built(bad_dir, "step_op_out_of_range", chain3, i_step_op);                      /* 9 */
-  built(bad_dir, "swap_direction", pb_example_full, i_direction);                 /* 10 */
-  built(bad_dir, "dep_index_out_of_range", pb_example_full, i_dep_index);         /* 11 */
-  built(bad_dir, "segment_steps_out_of_range", pb_example_full, i_segment_steps); /* 12 */
-  built(bad_dir, "box_ndim", pb_example_full, i_box_ndim);                        /* 13 */
+  built(bad_dir, "alignment_not_pow2", chain3, i_alignment);                         /* 5 */
+  built(bad_dir, "tensor_bad_kind", chain3, i_tensor_kind);                          /* 6 */
+  built(bad_dir, "op_operand_out_of_range", chain3, i_op_operand);                   /* 7 */
+  built(bad_dir, "tensor_out_of_range", chain3, i_tensor_oob);                       /* 8 */
+  built(bad_dir, "step_op_out_of_range", chain3, i_step_op);                         /* 9 */
+  built(bad_dir, "swap_direction", pb_example_full, i_direction);                    /* 10 */
+  built(bad_dir, "dep_index_out_of_range", pb_example_full, i_dep_index);            /* 11 */
+  built(bad_dir, "segment_steps_out_of_range", pb_example_full, i_segment_steps);    /* 12 */
+  built(bad_dir, "segment_forward_later", pb_example_full, i_segment_forward_later); /* 12 */
+  built(bad_dir, "box_ndim", pb_example_full, i_box_ndim);                           /* 13 */
 
   /* semantics (exit 1), one file per invariant 14-55 */
   built(invalid_dir, "budget_flag", chain3, i_budget_flag);                               /* 14 */
@@ -477,6 +487,7 @@ int main(int argc, char **argv) {
   built(invalid_dir, "read_before_write", chain3, i_read_unwritten);                      /* 34 */
   built(invalid_dir, "tile_count", pb_example_full, i_tile_count);                        /* 35 */
   built(invalid_dir, "segment_misses_step", pb_example_full, i_segment_gap);              /* 36 */
+  built(invalid_dir, "recompute_forward", pb_example_full, i_recompute_forward);          /* 36 */
   built(invalid_dir, "tile_without_boxes", pb_example_full, i_tile_no_boxes);             /* 37 */
   built(invalid_dir, "box_wrong_tensor", pb_example_full, i_box_tensor);                  /* 38 */
   built(invalid_dir, "box_outside_tensor", pb_example_full, i_box_outside);               /* 39 */

@@ -224,8 +224,8 @@ void pb_dep(pb_t *b, uint32_t kind, uint32_t index, uint32_t on_kind, uint32_t o
 uint32_t pb_segment(pb_t *b, uint32_t first_step, uint32_t step_count, uint32_t first_op,
                     uint32_t op_count, uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
   sfc_plan_segment_t *g = PUSH(b, segments);
-  *g = (sfc_plan_segment_t){first_step,    step_count, first_op,     op_count,
-                            n * c * h * w, 0,          {n, c, h, w}, 0};
+  *g = (sfc_plan_segment_t){first_step, step_count,   first_op, op_count, n * c * h * w,
+                            0,          {n, c, h, w}, 0,        0};
   return b->segments_n - 1;
 }
 

@@ -5,6 +5,11 @@
  * followed by pb_recrc so the check behind the CRC is what fires). */
 #include "plan_test_util.h"
 
+/* the writer's minor version as text, for messages that name it */
+#define SFC_TEST_STR_(x) #x
+#define SFC_TEST_STR(x)  SFC_TEST_STR_(x)
+#define SFC_TEST_MINOR   SFC_TEST_STR(SFC_PLAN_VERSION_MINOR)
+
 static uint8_t *base; /* pb_example_full: every section non-empty */
 static size_t base_n;
 
@@ -40,7 +45,7 @@ static const header_row_t header_rows[] = {
      "bad magic: the file went through a 7-bit channel (high bit stripped)"},
     {"magic[3]", 3, 1, SFC_ERR_BAD_INPUT, "bad magic: not an sfc plan file"},
     {"version_major", 8, 1, SFC_ERR_VERSION,
-     "unsupported plan version 3.1 (this reader reads major version 1)"},
+     "unsupported plan version 3." SFC_TEST_MINOR " (this reader reads major version 1)"},
     {"version_minor", 10, 0, SFC_ERR_BAD_INPUT, NULL},
     {"header_bytes", 12, 7, SFC_ERR_BAD_INPUT, "header: header_bytes 0, expected at least 128"},
     {"header_bytes high", 15, 7, SFC_ERR_BAD_INPUT,

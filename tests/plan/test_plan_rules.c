@@ -37,6 +37,8 @@ static const rule_file_t files[] = {
     {11, "bad_plans/dep_index_out_of_range", "dependency 2: swap 2 does not exist (2 swaps)"},
     {12, "bad_plans/segment_steps_out_of_range",
      "segment 0: steps [1, 10) run past the last step (6 steps)"},
+    {12, "bad_plans/segment_forward_later",
+     "segment 0: forward segment 0 is not an earlier segment"},
     {13, "bad_plans/box_ndim", "box 0: rank 5 is not 1 to 4"},
     {14, "invalid_plans/budget_flag",
      "header: the over-budget flag is set but the arena of 768 bytes fits the budget (or there is "
@@ -89,6 +91,8 @@ static const rule_file_t files[] = {
      "step 1 (op \"relu2\") reads BLOCKS[4] (tensor 1 \"t1\") before any step wrote it"},
     {35, "invalid_plans/tile_count", "segment 0: 3 tiles, but its grid 1x1x2x1 has 2"},
     {36, "invalid_plans/segment_misses_step", "segment 0 spans step 2, which does not name it"},
+    {36, "invalid_plans/recompute_forward",
+     "step 1 (op \"relu_b\"): recomputes in segment 0, which is not backward"},
     {37, "invalid_plans/tile_without_boxes",
      "step 1 (op \"relu_b\"): tile 0 of segment 0 has no boxes"},
     {38, "invalid_plans/box_wrong_tensor",

@@ -8,6 +8,11 @@
  * must load with the missing tail fields read as zero. */
 #include "plan_test_util.h"
 
+/* the writer's minor version as text, for messages that name it */
+#define SFC_TEST_STR_(x) #x
+#define SFC_TEST_STR(x)  SFC_TEST_STR_(x)
+#define SFC_TEST_MINOR   SFC_TEST_STR(SFC_PLAN_VERSION_MINOR)
+
 typedef struct layout {
   int delta[14];         /* bytes added to (or cut from) each kind's records */
   uint32_t header_bytes; /* >= 128 */
@@ -150,7 +155,8 @@ static void test_other_major(void) {
   uint8_t *d = build(pb_example_full, &n);
   d[8] = 2; /* the version check comes before the header CRC */
   expect_load(d, n, SFC_ERR_VERSION,
-              "unsupported plan version 2.1 (this reader reads major version 1)", "2.1");
+              "unsupported plan version 2." SFC_TEST_MINOR " (this reader reads major version 1)",
+              "2." SFC_TEST_MINOR);
   d[8] = 0;
   d[10] = 5;
   expect_load(d, n, SFC_ERR_VERSION,

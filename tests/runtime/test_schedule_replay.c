@@ -10,14 +10,16 @@
  * make a missing wait lose its race whatever the OS scheduler does; U-Net's plans run
  * under them too. The baseline policies (vdnn, lms) replay the same way: every random
  * graph under one of them, and (without --quick) every workload at 50 % under both.
+ * Every workload is also compiled with tiling.mode on (FT segments, format 1.2) at 50 %
+ * and 100 % of its peak and replayed the same way.
  *
  * A budget below a workload's floor (persistent tensors and one step's operands do not
  * fit) is scheduled for the floor: that plan is replayed once, not again for the lower
  * budget, which gives the same plan.
  *
  *   test_schedule_replay          every workload, 40 random graphs (~20 s)
- *   test_schedule_replay --quick  the sanitizer build's subset: ResNet-50, U-Net and
- *                                 12 random graphs
+ *   test_schedule_replay --quick  the sanitizer build's subset: ResNet-50, U-Net,
+ *                                 VGG-16 and 12 random graphs
  */
 #include "check.h"
 #include "core/random_graph.h"
@@ -31,6 +33,7 @@ static uint64_t rng = 0x51ED270B27F0A3C1ull;
 
 typedef struct totals {
   uint32_t plans, replays, swaps, infeasible, fragmented;
+  uint32_t tiled_plans, segments, tiles; /* tiling.mode on */
 } totals_t;
 
 /* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
@@ -147,6 +150,29 @@ static void workload(const char *path, bool quick, totals_t *tot) {
     replay(&ir, 0, what, tot);
     sfc_ir_deinit(&ir);
   }
+  /* tiled (tiling.mode on) at 50 %, with swaps, and with no budget pressure at all */
+  static const int tiled_percent[] = {50, 100};
+  for (int i = 0; i < 2; i++) {
+    cfg.scheduler.policy = SFC_SCHED_WINDOW;
+    cfg.tiling.mode = SFC_TILING_ON;
+    cfg.budget_bytes = peak * (uint64_t)tiled_percent[i] / 100;
+    compile(&ir, g, &cfg);
+    check_result(&ir, cfg.budget_bytes, tot);
+    uint32_t tiles = 0;
+    for (uint32_t k = 0; k < ir.n_segments; k++)
+      tiles += ir.segments[k].tile_count;
+    char what[160];
+    snprintf(what, sizeof what, "%.100s at %d %% (tiled)", g->name, tiled_percent[i]);
+    fprintf(stderr, "  %s: %u segments, %u tiles, %u steps, %u swaps, arena %llu of %llu\n", what,
+            ir.n_segments, tiles, ir.n_steps, ir.n_swaps, (unsigned long long)ir.arena_bytes,
+            (unsigned long long)cfg.budget_bytes);
+    tot->tiled_plans++;
+    tot->segments += ir.n_segments;
+    tot->tiles += tiles;
+    replay(&ir, 0, what, tot);
+    sfc_ir_deinit(&ir);
+    cfg.tiling.mode = SFC_TILING_AUTO;
+  }
   sfc_graph_destroy(g);
 }
 
@@ -172,7 +198,8 @@ static void bundled(bool quick, totals_t *tot) {
     for (int i = 0; i < n_seen; i++)
       dup = dup || strcmp(seen[i], graph) == 0;
     if (dup || n_seen == 16 ||
-        (quick && strcmp(graph, "unet.json.gz") != 0 && strcmp(graph, "resnet50.json.gz") != 0))
+        (quick && strcmp(graph, "unet.json.gz") != 0 && strcmp(graph, "resnet50.json.gz") != 0 &&
+         strcmp(graph, "vgg16.json.gz") != 0))
       continue;
     strcpy(seen[n_seen++], graph);
     snprintf(path, sizeof path, "%s/plans/%s", root, graph);
@@ -226,7 +253,10 @@ int main(int argc, char **argv) {
           "  %u plans (%u below their floor, %u over by fragmentation), %u replays of 2 "
           "iterations, %u swaps\n",
           tot.plans, tot.infeasible, tot.fragmented, tot.replays, tot.swaps);
+  fprintf(stderr, "  tiled: %u plans, %u segments, %u tiles\n", tot.tiled_plans, tot.segments,
+          tot.tiles);
   CHECK(tot.swaps > 100);
+  CHECK(tot.segments > 0); /* VGG-16 tiles at these budgets */
   CHECK(tot.fragmented * 10 <= tot.plans);
   return check_summary();
 }

@@ -1,22 +1,39 @@
 /* test_tiling_exact.c — proof that tiling changes no number (issue 12 item 6).
  *
  * Three small training graphs written with the exporter's ATen op names (a VGG-like
- * block, a strided and dilated one, a U-Net-like one with a skip joined by cat) run one
- * iteration on the float64 reference executor (refexec.h) twice: untiled, every op on
- * whole tensors; and tiled, from the IR the tiler rewrote (sfc_ft_rewrite): each step
- * on the boxes its uses name, PARTIAL tensors in per-tile buffers that hold only their
- * box, ACCUMULATE uses added into a zeroed tensor. A read outside a box counts as a
- * violation (refexec), so the boxes are proved sufficient, not just the results equal.
- * Loss and forward output must be bitwise equal, every parameter gradient and the input
- * gradient within 1e-9 relative (sums over tiles reorder additions), for several grids.
+ * block, a strided, dilated and grouped one, a U-Net-like one with a skip joined by cat,
+ * with nearest or bilinear upsampling) run one iteration on the float64 reference
+ * executor (refexec.h):
+ *
+ *  1. untiled, every op on whole tensors; its gradients checked against central finite
+ *     differences of the loss, so "equal to untiled" means "right";
+ *  2. tiled, from the IR the tiler rewrote (sfc_ft_rewrite): each step on the boxes its
+ *     uses name, per-tile tensors in buffers holding only their box, accumulated uses
+ *     added into a zeroed tensor. A read outside a box is a violation, and every data
+ *     input's box must equal the hull of what the op reads (the boxes are exact, not
+ *     just sufficient);
+ *  3. tiled, from the compiled plan (format 1.2) loaded by the runtime and run through
+ *     its pull loop on the host device for two iterations — every operand in the arena
+ *     at its planned offset (a per-tile buffer holding its block's box), outputs stored
+ *     or accumulated as sfcrt_step_t says — once in core and once at 70 % of the tiled
+ *     plan's arena, where the scheduler's swaps move the checkpoints through the host
+ *     device's copy queues.
+ *
+ * Loss and forward output must be bitwise equal to the untiled run, every parameter
+ * gradient and the input gradient within 1e-9 relative (sums over tiles reorder
+ * additions), for several grids.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "emit.h"
 #include "graph_build.h"
 #include "passes.h"
+#include "pipeline.h"
+#include "sfcrt.h"
+#include "verify.h"
 #include "refexec.h"
 #include "tiler.h"
 
@@ -326,13 +343,26 @@ static rx_win_t win_of(const sfc_op_t *op) {
   return w;
 }
 
+/* A zeroed view of box b (NULL: whole) of a tensor of shape full; a box of rank < 4
+ * spans [0, 1) on the axes it does not have. */
+static rx_view_t alloc_box(const int64_t full[4], const sfc_plan_box_t *b) {
+  if (!b)
+    return rx_alloc(full, NULL, NULL);
+  int64_t lo[4], hi[4];
+  for (uint32_t a = 0; a < 4; a++) {
+    lo[a] = a < b->ndim ? b->lo[a] : 0;
+    hi[a] = a < b->ndim ? b->hi[a] : 1;
+  }
+  return rx_alloc(full, lo, hi);
+}
+
 /* A view of use u's box of tensor t: a copy of what storage holds there (reads outside
  * it are violations, or zero for a gradient in a tile: masked). */
 static rx_view_t read_view(exec_t *e, uint32_t t, const sfc_plan_box_t *b, bool tiled,
                            bool partial) {
   int64_t full[4];
   full_of(&e->g->tensors[t], full);
-  rx_view_t v = rx_alloc(full, b ? b->lo : NULL, b ? b->hi : NULL);
+  rx_view_t v = alloc_box(full, b);
   rx_view_t *src = partial ? &e->part[t] : &e->whole[t];
   if (src->d) {
     rx_copy_into(&v, src);
@@ -345,43 +375,9 @@ static rx_view_t read_view(exec_t *e, uint32_t t, const sfc_plan_box_t *b, bool 
   return v;
 }
 
-static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, uint32_t si) {
-  const sfc_step_t *st = &ir->steps[si];
-  const sfc_graph_t *g = e->g;
-  const sfc_op_t *o = &g->ops[st->op];
-  uint32_t m = st->use_count;
-  bool tiled = st->segment != SFC_PLAN_NONE;
-  rx_view_t v[16];
-  const sfc_use_t *us = &ir->uses[st->use_begin];
-  if (m > 16)
-    abort();
-  for (uint32_t k = 0; k < m; k++) {
-    uint32_t t = us[k].tensor;
-    const sfc_plan_box_t *b = us[k].box != SFC_PLAN_NONE ? &ir->boxes[us[k].box] : NULL;
-    bool partial = tiled && info && info->role[t] == SFC_FT_ROLE_PARTIAL;
-    if (k < o->n_inputs) {
-      v[k] = read_view(e, t, b, tiled, partial);
-    } else {
-      int64_t full[4];
-      full_of(&g->tensors[t], full);
-      v[k] = rx_alloc(full, b ? b->lo : NULL, b ? b->hi : NULL);
-    }
-  }
-  /* a tiled step's data inputs (not gradients, which are zero outside their box): the
-   * hull of what the op reads, to compare with the box the tiler gave */
-  int64_t reads[16][8];
-  for (uint32_t k = 0; k < o->n_inputs; k++) {
-    if (!tiled || us[k].box == SFC_PLAN_NONE || g->tensors[us[k].tensor].kind == SFC_KIND_GRAD)
-      continue;
-    for (int a = 0; a < 4; a++) {
-      reads[k][a] = INT64_MAX;
-      reads[k][4 + a] = INT64_MIN;
-    }
-    v[k].reads = reads[k];
-  }
-  rx_view_t *in = v, *out = v + o->n_inputs;
+/* Op o of graph g on views: in[] hold its inputs' boxes, out[] get its outputs' boxes. */
+static void kernel(const sfc_graph_t *g, const sfc_op_t *o, rx_view_t *in, rx_view_t *out) {
   const char *ty = o->type;
-  e->ops_run++;
   if (strcmp(ty, "convolution") == 0) {
     rx_win_t w = win_of(o);
     rx_conv2d(&w, &in[0], &in[1], o->n_inputs > 2 ? in[2].d : NULL, &out[0]);
@@ -443,6 +439,45 @@ static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, u
     fprintf(stderr, "test executor: no kernel for %s\n", ty);
     abort();
   }
+}
+
+static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, uint32_t si) {
+  const sfc_step_t *st = &ir->steps[si];
+  const sfc_graph_t *g = e->g;
+  const sfc_op_t *o = &g->ops[st->op];
+  uint32_t m = st->use_count;
+  bool tiled = st->segment != SFC_PLAN_NONE;
+  rx_view_t v[16];
+  const sfc_use_t *us = &ir->uses[st->use_begin];
+  if (m > 16)
+    abort();
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = us[k].tensor;
+    const sfc_plan_box_t *b = us[k].box != SFC_PLAN_NONE ? &ir->boxes[us[k].box] : NULL;
+    bool partial = tiled && info && info->role[t] == SFC_FT_ROLE_PARTIAL;
+    if (k < o->n_inputs) {
+      v[k] = read_view(e, t, b, tiled, partial);
+    } else {
+      int64_t full[4];
+      full_of(&g->tensors[t], full);
+      v[k] = alloc_box(full, b);
+    }
+  }
+  /* a tiled step's data inputs (not gradients, which are zero outside their box): the
+   * hull of what the op reads, to compare with the box the tiler gave */
+  int64_t reads[16][8];
+  for (uint32_t k = 0; k < o->n_inputs; k++) {
+    if (!tiled || us[k].box == SFC_PLAN_NONE || g->tensors[us[k].tensor].kind == SFC_KIND_GRAD)
+      continue;
+    for (int a = 0; a < 4; a++) {
+      reads[k][a] = INT64_MAX;
+      reads[k][4 + a] = INT64_MIN;
+    }
+    v[k].reads = reads[k];
+  }
+  rx_view_t *in = v, *out = v + o->n_inputs;
+  e->ops_run++;
+  kernel(g, o, in, out);
   for (uint32_t k = 0; k < o->n_inputs; k++) {
     if (!v[k].reads)
       continue;
@@ -593,7 +628,221 @@ static bool bitwise_equal(const rx_view_t *a, const rx_view_t *b) {
          memcmp(a->d, b->d, (size_t)rx_count(a) * sizeof(double)) == 0;
 }
 
-static uint32_t g_cases = 0;
+static uint32_t g_cases = 0, g_plan_cases = 0;
+
+/* ---- the same iteration from the compiled plan, through the runtime ------------------ */
+
+/* Element (n, c, h, w) of a tensor of shape full in memory holding box held (NULL: the
+ * whole tensor), dense and row-major. */
+static double *mem_at(double *mem, const int64_t full[4], const sfc_plan_box_t *held, int64_t n,
+                      int64_t c, int64_t h, int64_t w) {
+  int64_t i[4] = {n, c, h, w}, off = 0;
+  for (uint32_t a = 0; a < 4; a++) {
+    int64_t lo = held && a < held->ndim ? held->lo[a] : 0;
+    int64_t hi = held && a < held->ndim ? held->hi[a] : (held ? 1 : full[a]);
+    if (i[a] < lo || i[a] >= hi)
+      return NULL;
+    off = off * (hi - lo) + (i[a] - lo);
+  }
+  return mem + off;
+}
+
+typedef struct plan_run {
+  const sfc_graph_t *g;
+  bool *initialised; /* [n_tensors] inputs and params filled in the arena */
+  double **values;   /* [n_tensors] the seeded values of inputs and params (whole) */
+  rx_view_t *seen;   /* [n_tensors] the last whole contents of the compared tensors */
+  bool *compared;
+  uint64_t violations, steps, recomputed, accumulated;
+} plan_run_t;
+
+/* Runs one step the runtime handed out: each operand's box copied out of the memory the
+ * plan gave it, the kernel, the outputs written (or added) back. */
+static void plan_step(plan_run_t *r, const sfcrt_step_t *st) {
+  const sfc_graph_t *g = r->g;
+  const sfc_op_t *o = &g->ops[st->op];
+  uint32_t m = st->input_count + st->output_count + st->temp_count;
+  rx_view_t v[16];
+  if (m > 16 || st->temp_count)
+    abort();
+  r->steps++;
+  r->recomputed += (st->flags & SFC_STEP_RECOMPUTE) != 0;
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = sfc_op_operand(o, k);
+    const sfc_tensor_t *x = &g->tensors[t];
+    int64_t full[4];
+    full_of(x, full);
+    double *mem = k < st->input_count ? st->inputs[k] : st->outputs[k - st->input_count];
+    const sfc_plan_box_t *held = st->held[k];
+    if (k < st->input_count && r->values[t] && !r->initialised[t]) { /* first use: fill */
+      for (int64_t i = 0; i < full[0] * full[1] * full[2] * full[3]; i++)
+        mem[i] = r->values[t][i];
+      r->initialised[t] = true;
+    }
+    v[k] = alloc_box(full, st->boxes ? &st->boxes[k] : NULL);
+    if (k < st->input_count) {
+      for (int64_t n = v[k].lo[0]; n < v[k].hi[0]; n++)
+        for (int64_t c = v[k].lo[1]; c < v[k].hi[1]; c++)
+          for (int64_t h = v[k].lo[2]; h < v[k].hi[2]; h++)
+            for (int64_t w = v[k].lo[3]; w < v[k].hi[3]; w++) {
+              double *p = mem_at(mem, full, held, n, c, h, w);
+              r->violations += p == NULL; /* the box is not in the memory the plan gave */
+              *rx_at(&v[k], n, c, h, w) = p ? *p : 0;
+            }
+      v[k].zero_outside = st->boxes && x->kind == SFC_KIND_GRAD;
+    }
+  }
+  kernel(g, o, v, v + st->input_count);
+  for (uint32_t j = 0; j < st->output_count; j++) {
+    uint32_t k = st->input_count + j, t = sfc_op_operand(o, k);
+    int64_t full[4];
+    full_of(&g->tensors[t], full);
+    double *mem = st->outputs[j];
+    if (st->accumulate[j] == SFCRT_ACCUMULATE_FIRST) /* the whole tensor, zeroed */
+      memset(mem, 0, (size_t)(full[0] * full[1] * full[2] * full[3]) * sizeof(double));
+    r->accumulated += st->accumulate[j] != 0;
+    for (int64_t n = v[k].lo[0]; n < v[k].hi[0]; n++)
+      for (int64_t c = v[k].lo[1]; c < v[k].hi[1]; c++)
+        for (int64_t h = v[k].lo[2]; h < v[k].hi[2]; h++)
+          for (int64_t w = v[k].lo[3]; w < v[k].hi[3]; w++) {
+            double *p = mem_at(mem, full, st->held[k], n, c, h, w);
+            r->violations += p == NULL;
+            if (p)
+              *p = st->accumulate[j] ? *p + *rx_at(&v[k], n, c, h, w) : *rx_at(&v[k], n, c, h, w);
+          }
+  }
+  /* the compared tensors: their whole contents whenever a step touches them whole */
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = sfc_op_operand(o, k);
+    if (!r->compared[t] || st->held[k] || (st->boxes && rx_count(&v[k]) != rx_count(&r->seen[t])))
+      continue;
+    double *mem = k < st->input_count ? st->inputs[k] : st->outputs[k - st->input_count];
+    if (k >= st->input_count && st->accumulate[k - st->input_count])
+      continue; /* a partial sum */
+    memcpy(r->seen[t].d, mem, (size_t)rx_count(&r->seen[t]) * sizeof(double));
+  }
+  for (uint32_t k = 0; k < m; k++)
+    rx_free(&v[k]);
+}
+
+/* A budget that makes the scheduler swap the tiled plan: 70 % of its in-core arena. */
+static uint64_t ir_lower_bound_tight(const net_t *n) {
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  sfc_error_t err = {0};
+  sfc_ir_t ir;
+  sfc_ir_init(&ir, n->g, &cfg);
+  ir.tile_given = &n->seg;
+  ir.n_tile_given = 1;
+  uint64_t b = sfc_compile_ir(&ir, NULL, &err) == SFC_OK ? ir.lower_bound * 7 / 10 : 0;
+  sfc_ir_deinit(&ir);
+  return b;
+}
+
+/* Compiles n's graph with segment seg (grid set) at budget (0: none), loads the plan
+ * through the runtime, verifies it, runs one iteration on the host device with the
+ * reference kernels on the arena's bytes, and compares with the untiled run a. */
+static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_t seed) {
+  const sfc_graph_t *g = n->g;
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  if (budget) /* else the profile's */
+    cfg.budget_bytes = budget;
+  sfc_error_t err = {0};
+  sfc_ir_t ir;
+  sfc_ir_init(&ir, (sfc_graph_t *)g, &cfg);
+  ir.tile_given = &n->seg;
+  ir.n_tile_given = 1;
+  sfc_status_t st = sfc_compile_ir(&ir, NULL, &err);
+  CHECK_OK(st, err);
+  void *data = NULL;
+  size_t bytes = 0;
+  sfcrt_plan_t *plan = NULL;
+  if (st == SFC_OK)
+    st = sfc_plan_write_buffer(&ir.plan, &data, &bytes, &err);
+  if (st == SFC_OK)
+    st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
+  CHECK_OK(st, err);
+  free(data);
+  if (st == SFC_OK)
+    st = sfc_verify_plan(sfcrt_plan_view(plan), ir.fits_budget, NULL, &err);
+  CHECK_OK(st, err);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "host";
+  sfcrt_session_t *s = NULL;
+  if (st == SFC_OK)
+    st = sfcrt_session_create(plan, &opt, &s, &err);
+  CHECK_OK(st, err);
+  plan_run_t r = {.g = g};
+  r.initialised = calloc(g->n_tensors, sizeof *r.initialised);
+  r.values = calloc(g->n_tensors, sizeof *r.values);
+  r.seen = calloc(g->n_tensors, sizeof *r.seen);
+  r.compared = calloc(g->n_tensors, sizeof *r.compared);
+  if (!r.initialised || !r.values || !r.seen || !r.compared)
+    abort();
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (a->whole[t].d &&
+        (g->tensors[t].kind == SFC_KIND_INPUT || g->tensors[t].kind == SFC_KIND_PARAM)) {
+      r.values[t] = a->whole[t].d; /* the values the untiled run started from */
+    }
+  uint32_t cmp[20], nc = 0;
+  for (uint32_t k = 0; k < n->n_grads; k++)
+    cmp[nc++] = n->grads[k];
+  cmp[nc++] = n->dx;
+  cmp[nc++] = n->loss;
+  cmp[nc++] = n->out;
+  for (uint32_t k = 0; k < nc; k++) {
+    int64_t full[4];
+    full_of(&g->tensors[cmp[k]], full);
+    r.seen[cmp[k]] = rx_alloc(full, NULL, NULL);
+    r.compared[cmp[k]] = true;
+  }
+  for (int it = 0; it < 2 && st == SFC_OK; it++) { /* a second iteration: the same */
+    st = sfcrt_iteration_begin(s, &err);
+    const sfcrt_step_t *step = NULL;
+    while (st == SFC_OK && (st = sfcrt_step_next(s, &step, &err)) == SFC_OK && step) {
+      plan_step(&r, step);
+      st = sfcrt_step_done(s, &err);
+    }
+    if (st == SFC_OK)
+      st = sfcrt_iteration_end(s, &err);
+    CHECK_OK(st, err);
+  }
+  if (st == SFC_OK) {
+    CHECK_EQ_U64(r.violations, 0);
+    CHECK(bitwise_equal(&a->whole[n->out], &r.seen[n->out]));
+    CHECK(bitwise_equal(&a->whole[n->loss], &r.seen[n->loss]));
+    double worst = 0;
+    for (uint32_t k = 0; k < nc - 2; k++) {
+      double d = rel_diff(&a->whole[cmp[k]], &r.seen[cmp[k]]);
+      worst = d > worst ? d : worst;
+    }
+    CHECK(worst <= 1e-9);
+    sfcrt_stats_t stats;
+    sfcrt_session_stats(s, &stats);
+    printf("%-8s from the plan (budget %s, %u swaps, arena %llu B): %llu steps run, %llu "
+           "recomputed, %llu accumulated outputs, worst relative gradient difference %.2e\n",
+           g->name, budget ? "tight" : "none", ir.n_swaps, (unsigned long long)ir.arena_bytes,
+           (unsigned long long)r.steps / 2, (unsigned long long)r.recomputed / 2,
+           (unsigned long long)r.accumulated / 2, worst);
+    if (budget)
+      CHECK(ir.n_swaps > 0);
+    g_plan_cases++;
+  }
+  (void)seed;
+  for (uint32_t k = 0; k < nc; k++)
+    rx_free(&r.seen[cmp[k]]);
+  free(r.initialised);
+  free(r.values);
+  free(r.seen);
+  free(r.compared);
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  sfc_ir_deinit(&ir);
+}
 
 /* One network at one grid: untiled vs tiled. */
 static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uint32_t gn,
@@ -659,6 +908,10 @@ static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uin
         (unsigned long long)b.boxes_checked);
     g_cases++;
     exec_free(&b);
+    if (gn * gh * gw > 1) { /* the same tiles from the compiled plan: in core, then swapping */
+      check_plan(&n, &a, 0, 42);
+      check_plan(&n, &a, ir_lower_bound_tight(&n), 42);
+    }
   }
   exec_free(&a);
   sfc_ir_deinit(&ir);
@@ -697,6 +950,8 @@ int main(void) {
   RUN(test_vgg);
   RUN(test_strided);
   RUN(test_unet);
-  printf("%u tiled iterations equal the untiled ones\n", g_cases);
+  printf("%u tiled iterations equal the untiled ones (IR), %u from compiled plans\n", g_cases,
+         g_plan_cases);
+  CHECK(g_plan_cases > 0);
   return check_summary();
 }

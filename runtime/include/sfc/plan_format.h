@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 1
+#define SFC_PLAN_VERSION_MINOR 2
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
@@ -133,7 +133,13 @@ typedef enum sfc_plan_section_kind {
 #define SFC_BLOCK_PARTIAL    0x8u /* (1.1) holds only BOXES[box] of its tensor: one tile's buffer */
 
 /* sfc_plan_step_t.flags */
-#define SFC_STEP_TIMED 0x1u /* (1.1) time_us is the step's predicted duration */
+#define SFC_STEP_TIMED     0x1u /* (1.1) time_us is the step's predicted duration */
+#define SFC_STEP_RECOMPUTE 0x2u /* (1.2) reruns a forward op in a tile of a backward segment */
+
+/* sfc_plan_segment_t.flags */
+#define SFC_SEGMENT_BACKWARD                                                                       \
+  0x1u /* (1.2) the backward of segment forward_segment: per tile,                                 \
+          its recomputed forward ops, then its backward ops */
 
 /* sfc_plan_swap_t.direction */
 #define SFC_SWAP_OUT 1u /* device -> host (D2H queue) */
@@ -279,9 +285,10 @@ typedef struct sfc_plan_segment {
   uint32_t first_op;                /*  8 the segment's ops are contiguous in OPS */
   uint32_t op_count;                /* 12 */
   uint32_t tile_count;              /* 16 product of grid */
-  uint32_t flags;                   /* 20 zero */
+  uint32_t flags;                   /* 20 SFC_SEGMENT_* (1.2; zero before) */
   uint32_t grid[SFC_PLAN_BOX_DIMS]; /* 24 tiles along N, C, H, W */
-  uint64_t reserved;                /* 40 zero */
+  uint32_t forward_segment;         /* 40 (1.2) a BACKWARD segment's forward segment, else 0 */
+  uint32_t reserved;                /* 44 zero */
 } sfc_plan_segment_t;               /* 48 */
 
 typedef struct sfc_plan_box {

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "batch_scale.h"
+#include "image_scale.h"
 #include "batch_search.h"
 #include "cli_config.h"
 #include "emit.h"
@@ -24,8 +25,8 @@
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
-    "                         [--policy P] [-o PLAN] [--batch N] [--dump-after PASS] [--json]\n"
-    "                         [-v] [-q]\n"
+    "                         [--policy P] [-o PLAN] [--batch N] [--image-size N]\n"
+    "                         [--dump-after PASS] [--json] [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -42,9 +43,11 @@ static const char help[] =
     "                      (in-core only), vdnn or lms (baselines; docs/algorithms.md)\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
+    "      --image-size N  rescale the graph's square input image to N x N first: every\n"
+    "                      spatial size derived again op by op (docs/algorithms.md)\n"
     "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
     "                      without it nothing is written\n"
-    "      --dump-after P  print the IR after pass P (steps, liveness, blocks, schedule,\n"
+    "      --dump-after P  print the IR after pass P (steps, tile, liveness, blocks, schedule,\n"
     "                      pack, plan, verify, predict) or after every pass (all), on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
     "  -q, --quiet         no summary on stdout\n"
@@ -57,7 +60,7 @@ static const char help[] =
     "             2 bad input or usage (nothing written); 3 internal error\n";
 
 typedef struct args {
-  const char *graph, *output, *dump_after, *batch;
+  const char *graph, *output, *dump_after, *batch, *image_size;
   sfc_cli_config_args_t ca; /* -c, --budget, --profile, --packer, --policy */
   int verbose, quiet, json;
 } args_t;
@@ -76,6 +79,8 @@ static int parse(int argc, char **argv, args_t *a) {
       slot = &a->dump_after;
     else if (sfc_cli_option(argc, argv, &i, "--batch", NULL, &v))
       slot = &a->batch;
+    else if (sfc_cli_option(argc, argv, &i, "--image-size", NULL, &v))
+      slot = &a->image_size;
     else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
       a->verbose++;
     else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
@@ -119,6 +124,11 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "tensors", g->n_file_tensors);
   ok = ok && cJSON_AddNumberToObject(o, "steps", ir->n_steps);
   ok = ok && cJSON_AddNumberToObject(o, "blocks", ir->plan.block_count);
+  uint32_t segs = 0, tiles = 0, recomputed = 0;
+  sfc_ir_tiling_counts(ir, &segs, &tiles, &recomputed);
+  ok = ok && cJSON_AddNumberToObject(o, "tiled_segments", segs);
+  ok = ok && cJSON_AddNumberToObject(o, "tiles", tiles);
+  ok = ok && cJSON_AddNumberToObject(o, "recomputed_steps", recomputed);
   ok = ok && cJSON_AddStringToObject(o, "profile", cfg->device.name);
   char from[128];
   ok = ok &&
@@ -167,6 +177,18 @@ static int run(int argc, char **argv) {
     return sfc_cli_print_help(&sfc_cmd_compile);
   if (rc)
     return rc;
+  int64_t image_size = 0;
+  if (a.image_size) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(a.image_size, &end, 10);
+    if (errno || end == a.image_size || *end || a.image_size[0] == '-' || a.image_size[0] == '+' ||
+        v < 1 || v > SFC_MAX_IMAGE_SIZE)
+      return sfc_cli_usage("compile",
+                           "--image-size: expected an integer from 1 to %" PRId64 ", got '%s'",
+                           SFC_MAX_IMAGE_SIZE, a.image_size);
+    image_size = (int64_t)v;
+  }
   int64_t batch = 0;
   if (a.batch) {
     char *end = NULL;
@@ -192,7 +214,8 @@ static int run(int argc, char **argv) {
   sfc_graph_t *graph = NULL;
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
     return sfc_cli_fail(&err);
-  if (a.batch && sfc_graph_batch_scale(graph, batch, &err) != SFC_OK) {
+  if ((image_size && sfc_graph_image_scale(graph, image_size, &err) != SFC_OK) ||
+      (a.batch && sfc_graph_batch_scale(graph, batch, &err) != SFC_OK)) {
     sfc_graph_destroy(graph);
     sfc_error_prefix(&err, a.graph);
     return sfc_cli_fail(&err);

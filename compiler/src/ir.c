@@ -22,3 +22,15 @@ void sfc_graph_destroy(sfc_graph_t *graph) {
   sfc_pool_free_all(&pool);
   free(graph);
 }
+
+void sfc_ir_tiling_counts(const sfc_ir_t *ir, uint32_t *segments, uint32_t *tiles,
+                          uint32_t *recomputed) {
+  *segments = *tiles = *recomputed = 0;
+  for (uint32_t k = 0; k < ir->n_segments; k++)
+    if (!(ir->segments[k].flags & SFC_SEGMENT_BACKWARD)) {
+      (*segments)++;
+      *tiles += ir->segments[k].tile_count;
+    }
+  for (uint32_t s = 0; s < ir->n_steps; s++)
+    *recomputed += (ir->steps[s].flags & SFC_STEP_RECOMPUTE) != 0;
+}

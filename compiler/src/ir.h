@@ -306,4 +306,8 @@ void sfc_ir_deinit(sfc_ir_t *ir); /* frees the IR's pool, not the graph */
 
 void sfc_graph_destroy(sfc_graph_t *graph); /* NULL is a no-op */
 
+/* Tiling in numbers: forward FT segments, their tiles, steps that recompute. */
+void sfc_ir_tiling_counts(const sfc_ir_t *ir, uint32_t *segments, uint32_t *tiles,
+                          uint32_t *recomputed);
+
 #endif /* SFC_IR_H */

@@ -86,6 +86,12 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
           sfc_name_shown(cfg->device.name, profile));
   fprintf(out, "  %-18s %12u\n", "steps", ir->n_steps);
   fprintf(out, "  %-18s %12u\n", "device blocks", ir->plan.block_count);
+  if (ir->n_segments) {
+    uint32_t segs = 0, tiles = 0, recomputed = 0;
+    sfc_ir_tiling_counts(ir, &segs, &tiles, &recomputed);
+    fprintf(out, "  %-18s %12u  FT segments (%u tiles; %u recomputed steps)\n", "tiled", segs,
+            tiles, recomputed);
+  }
   line_bytes(out, "in-core peak", ir->in_core_peak);
   line_bytes(out, "lower bound", ir->lower_bound);
   line_bytes(out, "packed arena", ir->arena_bytes);

@@ -813,41 +813,89 @@ static bool segment_of(const sfc_graph_t *g, uint32_t b, uint32_t e, sfc_ft_segm
   return true;
 }
 
-/* The smallest grid (tile count, then H before W, then N) whose partial peak fits. */
+/* The partial peak over a sample of tiles: rows and columns 0, 1, the middle and the
+ * last (interior tiles carry the full halo, edge ones the uneven remainders). */
+static uint64_t sampled_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                             const sfc_ft_info_t *info, sfc_ft_box_t *scratch, uint64_t limit) {
+  uint32_t gh = s->grid[2], gw = s->grid[3];
+  uint32_t rows[4] = {0, 1, gh / 2, gh - 1}, cols[4] = {0, 1, gw / 2, gw - 1};
+  uint64_t peak = 0;
+  for (int i = 0; i < 4 && peak <= limit; i++)
+    for (int j = 0; j < 4 && peak <= limit; j++) {
+      if (rows[i] >= gh || cols[j] >= gw)
+        continue;
+      sfc_ft_tile_boxes(g, s, info, rows[i] * gw + cols[j], scratch);
+      uint64_t sum = 0;
+      for (uint32_t t = 0; t < g->n_tensors; t++)
+        if (info->role[t] == SFC_FT_ROLE_PARTIAL)
+          sum += sfc_ft_box_bytes(g, t, &scratch[t]);
+      peak = sum > peak ? sum : peak;
+    }
+  return peak;
+}
+
+/* The smallest grid whose tiles' recomputed tensors fit tile_bytes: near-square spatial
+ * grids (k x k, k+1 x k) by tile count, found by bisection (the peak falls as tiles
+ * shrink), then the batch split in halves; within max_tiles and min_tile. */
 static bool choose_grid(const sfc_graph_t *g, sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                         uint64_t tile_bytes, uint32_t max_tiles, uint32_t min_tile,
                         sfc_ft_box_t *scratch) {
   const sfc_tensor_t *out = &g->tensors[s->output];
   int64_t H = out->shape[2], W = out->shape[3], N = out->shape[0];
-  for (uint32_t count = 1; count <= max_tiles; count++) {
-    for (uint32_t gn = 1; gn <= count && (int64_t)gn <= N; gn++) {
-      if (count % gn)
+  uint32_t cand[2 * 1024][2], nc = 0; /* (gh, gw) */
+  for (uint32_t k = 1; nc + 2 <= 2 * 1024; k++) {
+    uint32_t opts[2][2] = {{k, k}, {k + 1, k}};
+    bool any = false;
+    for (int o = 0; o < 2; o++) {
+      uint32_t gh = opts[o][0], gw = opts[o][1];
+      if ((uint64_t)gh * gw > max_tiles || (int64_t)gh > H || (int64_t)gw > W ||
+          (gh > 1 && H / gh < (int64_t)min_tile) || (gw > 1 && W / gw < (int64_t)min_tile))
         continue;
-      uint32_t spatial = count / gn;
-      for (uint32_t gh = spatial; gh >= 1; gh--) {
-        if (spatial % gh)
-          continue;
-        uint32_t gw = spatial / gh;
-        if ((int64_t)gh > H || (int64_t)gw > W)
-          continue;
-        if (count > 1 &&
-            ((gh > 1 && H / gh < (int64_t)min_tile) || (gw > 1 && W / gw < (int64_t)min_tile)))
-          continue;
-        s->grid[0] = gn;
-        s->grid[2] = gh;
-        s->grid[3] = gw;
-        if (partial_peak(g, s, info, scratch, tile_bytes) <= tile_bytes)
-          return true;
-      }
+      cand[nc][0] = gh;
+      cand[nc][1] = gw;
+      nc++;
+      any = true;
     }
+    if (!any)
+      break;
   }
-  s->grid[0] = s->grid[2] = s->grid[3] = 1;
-  return false;
+  s->grid[0] = 1;
+  if (nc == 0) {
+    s->grid[2] = s->grid[3] = 1;
+    return false;
+  }
+  uint32_t lo = 0, hi = nc - 1; /* the first candidate that fits, if the last one does */
+  s->grid[2] = cand[hi][0];
+  s->grid[3] = cand[hi][1];
+  if (sampled_peak(g, s, info, scratch, tile_bytes) > tile_bytes) {
+    /* the finest spatial grid is not enough: split the batch too */
+    for (uint32_t gn = 2; (int64_t)gn <= N && (uint64_t)gn * cand[hi][0] * cand[hi][1] <= max_tiles;
+         gn *= 2) {
+      s->grid[0] = gn;
+      if (sampled_peak(g, s, info, scratch, tile_bytes) <= tile_bytes)
+        return true;
+    }
+    s->grid[0] = 1;
+    return false;
+  }
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    s->grid[2] = cand[mid][0];
+    s->grid[3] = cand[mid][1];
+    if (sampled_peak(g, s, info, scratch, tile_bytes) <= tile_bytes)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  s->grid[2] = cand[lo][0];
+  s->grid[3] = cand[lo][1];
+  return true;
 }
 
-sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_t max_tiles,
-                              uint32_t min_tile, bool all, sfc_ft_segment_t **segments, uint32_t *n,
-                              sfc_pool_t *pool, sfc_error_t *err) {
+sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_t checkpoint_bytes,
+                              uint32_t max_tiles, uint32_t min_tile, bool all,
+                              sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
+                              sfc_error_t *err) {
   *n = 0;
   *segments = NULL;
   sfc_pool_t scratch_pool = {0};
@@ -880,14 +928,16 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_
       /* backward ranges of consecutive segments run in the opposite order */
       if (s.bwd_begin < s.bwd_end && prev_bwd_begin != NONE && s.bwd_end > prev_bwd_begin)
         continue;
+      /* a segment may end only where its output can be kept (a checkpoint), or where
+       * the run ends */
+      if (end < e && g->tensors[s.output].bytes > checkpoint_bytes)
+        continue;
       bool fits = choose_grid(g, &s, &info, tile_bytes, max_tiles, min_tile, scratch);
       if (fits || !best_end) {
         best = s;
         best_end = end;
         best_fits = fits;
       }
-      if (!fits && best_fits)
-        break;
     }
     if (!best_end) {
       b++;
@@ -912,19 +962,20 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_
 
 /* ---- the pass -------------------------------------------------------------------- */
 
-/* tiling.mode on: every FT segment the partitioner finds is tiled to the smallest grid
- * whose one tile's recomputed tensors take at most 1/16 of the device budget (64 MiB
- * without a budget); off and auto tile nothing (auto's grid tuner has not landed). */
+/* tiling.mode on: the partitioner's segments end where the output takes at most 1/8 of
+ * the device budget, and each is tiled to the smallest grid whose one tile's recomputed
+ * tensors take at most 1/16 of it (of 1 GiB without a budget); off and auto tile
+ * nothing (auto's grid tuner has not landed). */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
   if (ir->n_tile_given)
     return sfc_ft_rewrite(ir, ir->tile_given, ir->n_tile_given, err);
   if (cfg->tiling.mode != SFC_TILING_ON)
     return SFC_OK;
-  uint64_t tile_bytes = cfg->budget_bytes ? cfg->budget_bytes / 16 : UINT64_C(64) << 20;
+  uint64_t budget = cfg->budget_bytes ? cfg->budget_bytes : UINT64_C(1) << 30;
   sfc_ft_segment_t *segs = NULL;
   uint32_t n = 0;
-  sfc_status_t st = sfc_ft_partition(ir->graph, tile_bytes, cfg->tiling.max_tiles,
+  sfc_status_t st = sfc_ft_partition(ir->graph, budget / 16, budget / 8, cfg->tiling.max_tiles,
                                      cfg->tiling.min_tile, false, &segs, &n, &ir->pool, err);
   if (st != SFC_OK || n == 0)
     return st;

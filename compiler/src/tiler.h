@@ -97,14 +97,17 @@ uint64_t sfc_ft_box_bytes(const sfc_graph_t *g, uint32_t t, const sfc_ft_box_t *
 uint64_t sfc_ft_partial_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
                              const sfc_ft_info_t *info, sfc_ft_box_t *scratch);
 
-/* Finds segments (the partitioner): maximal runs of forward ops the catalog tiles whose
- * inner tensors are used only inside the run and its backward ops; each run's grid is the
- * smallest (tiles along H, then W, then N) whose partial peak fits `tile_bytes`, within
- * max_tiles and min_tile. Runs that need no tiling (their partial peak already fits
- * with one tile) are kept only when `all` is set. Returns the count in *n. */
-sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint32_t max_tiles,
-                              uint32_t min_tile, bool all, sfc_ft_segment_t **segments, uint32_t *n,
-                              sfc_pool_t *pool, sfc_error_t *err);
+/* Finds segments (the partitioner): runs of forward ops the catalog tiles, cut greedily
+ * from the front: the longest segment whose inner tensors are used only inside it and
+ * its backward ops, whose output (kept whole: a checkpoint) takes at most
+ * checkpoint_bytes unless the run ends there, and which some grid fits: near-square
+ * spatial grids by tile count, then batch splits, the smallest whose recomputed tensors
+ * take at most tile_bytes on a sample of tiles, within max_tiles and min_tile. Segments
+ * that fit with one tile are kept only when `all` is set. Returns the count in *n. */
+sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_t checkpoint_bytes,
+                              uint32_t max_tiles, uint32_t min_tile, bool all,
+                              sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
+                              sfc_error_t *err);
 
 /* Replaces the steps of each segment's ops by per-tile steps (forward tiles; then, at
  * the segment's backward ops, per tile: the recomputed forward ops and the backward ops),

@@ -45,7 +45,8 @@ static void check_model(const char *file, uint64_t tile_bytes) {
   sfc_pool_t pool = {0};
   sfc_ft_segment_t *segs = NULL;
   uint32_t n = 0;
-  CHECK(sfc_ft_partition(g, tile_bytes, 1024, 4, false, &segs, &n, &pool, &err) == SFC_OK);
+  CHECK(sfc_ft_partition(g, tile_bytes, 8 * tile_bytes, 1024, 4, false, &segs, &n, &pool, &err) ==
+        SFC_OK);
   sfc_config_t cfg;
   sfc_config_defaults(&cfg);
   sfc_ir_t ir;

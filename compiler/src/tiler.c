@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sfc/steps.h"
 #include "tile_catalog.h"
 
 #define NONE SFC_PLAN_NONE
@@ -663,15 +664,19 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
       }
       u.box = w->n_boxes;
       w->boxes[w->n_boxes++] = b;
-      if (boxed && k == op->n_inputs && op->n_outputs > 0) { /* the first output's share */
-        double part = 1, whole = 1;
-        for (int a = 0; a < 4; a++) {
-          part *= (double)(b.hi[a] - b.lo[a]);
-          whole *= (double)x->shape[a];
-        }
-        share = whole > 0 ? part / whole : 1;
-      }
       w->uses[w->n_uses++] = u;
+    }
+    /* the step's share of the op: sfc/steps.h's rule (outputs first, then inputs) */
+    uint32_t nio = op->n_inputs + op->n_outputs;
+    for (uint32_t i = 0; i < nio; i++) {
+      uint32_t j = i < op->n_outputs ? op->n_inputs + i : i - op->n_outputs;
+      const sfc_use_t *u = &w->uses[st.use_begin + j];
+      const sfc_tensor_t *x = &g->tensors[u->tensor];
+      double r = sfc_box_share(&w->boxes[u->box], x->shape, x->ndim);
+      if (r < 1) {
+        share = r;
+        break;
+      }
     }
     /* the step's time: its share of the op (sfc/steps.h); src holds the whole op's */
     st.time_us = src->time_us < 0 ? src->time_us : src->time_us * share;

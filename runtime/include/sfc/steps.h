@@ -37,10 +37,15 @@ double sfc_op_time_us(double time_us, uint64_t flops, const sfc_time_rule_t *rul
  * when op_us is unknown (< 0). */
 double sfc_step_time_us(double op_us, double share);
 
-/* The share of its op's output step `step` of the plan computes: for a tiled step,
- * the volume of its first output's box over that output's volume; 1 otherwise (and
- * for any box the shapes cannot measure). */
+/* The share of its op step `step` of the plan computes: for a tiled step, the volume
+ * of the first operand's box (outputs first, then inputs) that is smaller than its
+ * tensor, over that tensor's volume (a backward op whose outputs are whole weight
+ * gradients takes its share from its output-gradient input); 1 otherwise (and for any
+ * box the shapes cannot measure). */
 double sfc_plan_step_share(const sfc_plan_view_t *v, uint32_t step);
+
+/* Volume of box over a tensor of shape[ndim]; 1 for a box the shape cannot measure. */
+double sfc_box_share(const sfc_plan_box_t *box, const int64_t *shape, uint32_t ndim);
 
 /* diff has n + 1 entries, zeroed before the first add; first <= last < n. */
 static inline void sfc_sweep_add(int64_t *diff, uint32_t first, uint32_t last, uint64_t bytes) {

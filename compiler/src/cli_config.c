@@ -1,5 +1,6 @@
 /* cli_config.c — the configuration a command runs with: built-in defaults, then
- * the -c file, then command-line overrides (--profile, --budget, --packer, --policy). */
+ * the -c file, then command-line overrides (--profile, --budget, --packer, --policy,
+ * --tiling). */
 #include <string.h>
 
 #include "cli.h"
@@ -19,6 +20,8 @@ bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t 
     *slot = &args->packer;
   else if (sfc_cli_option(argc, argv, i, "--policy", NULL, value))
     *slot = &args->policy;
+  else if (sfc_cli_option(argc, argv, i, "--tiling", NULL, value))
+    *slot = &args->tiling;
   else
     return false;
   return true;
@@ -71,6 +74,17 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
                            "window, vdnn, lms)",
                            a->policy);
     cfg->scheduler.policy = (sfc_sched_policy_t)found;
+  }
+  if (a->tiling) {
+    int found = -1;
+    for (int m = SFC_TILING_OFF; m <= SFC_TILING_AUTO; m++)
+      if (strcmp(a->tiling, sfc_tiling_mode_name((sfc_tiling_mode_t)m)) == 0)
+        found = m;
+    if (found < 0)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--tiling: unknown tiling mode '%s' (expected one of: off, on, auto)",
+                           a->tiling);
+    cfg->tiling.mode = (sfc_tiling_mode_t)found;
   }
   /* The config loader checked a packer.algorithm the file gave (with its line and column). */
   if (!sfc_packer_find(cfg->packer.algorithm)) {

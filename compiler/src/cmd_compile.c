@@ -25,7 +25,7 @@
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
-    "                         [--policy P] [-o PLAN] [--batch N] [--image-size N]\n"
+    "                         [--policy P] [--tiling M] [-o PLAN] [--batch N] [--image-size N]\n"
     "                         [--dump-after PASS] [--json] [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
@@ -41,6 +41,9 @@ static const char help[] =
     "                      (sfc pack --list)\n"
     "      --policy P      scheduler policy (overrides config): window (default), none\n"
     "                      (in-core only), vdnn or lms (baselines; docs/algorithms.md)\n"
+    "      --tiling M      FT tiling (overrides config): on (tile every spatial segment\n"
+    "                      whose recomputed tensors pass 1/16 of the budget), off, auto\n"
+    "                      (tiles nothing yet); docs/config-format.md\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "      --image-size N  rescale the graph's square input image to N x N first: every\n"

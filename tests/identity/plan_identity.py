@@ -52,8 +52,8 @@ def main():
         with open(os.path.join(root, "plans", "workloads.tsv")) as f:
             for line in f:
                 p = line.split()
-                if line.startswith("#") or len(p) < 3 or p[2] == "-":
-                    continue
+                if line.startswith("#") or len(p) < 3 or p[2] == "-" or len(p) > 4:
+                    continue  # extra compile options (e.g. tiling) plan something else
                 key = f"plans/{p[1]}@{p[2]}"
                 if key not in rows:
                     rows[key] = digest(sfc, os.path.join(root, "plans", p[1]), tmp, p[2])

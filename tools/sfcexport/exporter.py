@@ -188,7 +188,7 @@ def _declare_state(rec, model, opt, inputs, target):
                 rec.declare(t, f"target.{i}", "input", batch=True)
 
 
-def record_once(model, opt, example, loss_fn, device, timing, profile):
+def record_once(model, opt, example, loss_fn, device, timing, profile, calls=False):
     """Record one iteration; returns (recorder, dsa rows, measured dict).
 
     With profile (CPU), the iteration runs under torch.profiler with profile_memory=True
@@ -200,7 +200,7 @@ def record_once(model, opt, example, loss_fn, device, timing, profile):
     opt.zero_grad(set_to_none=True)
     sync = torch.cuda.synchronize if device.type == "cuda" else None
     use_prof = profile and device.type != "cuda"
-    rec = Recorder(timing=timing, sync=sync, mark=use_prof)
+    rec = Recorder(timing=timing, sync=sync, mark=use_prof, calls=calls)
     _declare_state(rec, model, opt, inputs, target)
     handles = rec.attach_module_names(model)
     measured = {}
@@ -411,7 +411,8 @@ def device_name(dev):
 
 
 def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device="cpu",
-           probe=True, profile=True, seed=0, time_decimals=None, time_reps=2, log=None):
+           probe=True, profile=True, seed=0, time_decimals=None, time_reps=2, log=None,
+           record_calls=False):
     """Run the export; returns (graph dict, dsa rows, info dict)."""
     if batch < 1:
         raise ExportError(f"--batch must be at least 1, got {batch}")
@@ -457,7 +458,8 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
 
     try:
         _iteration(model, *example, loss_fn, opt)  # warm-up: creates the optimizer state
-        rec, rows, measured = record_once(model, opt, example, loss_fn, dev, True, profile)
+        rec, rows, measured = record_once(model, opt, example, loss_fn, dev, True, profile,
+                                          calls=record_calls)
         reps = _min_times(rec, model, opt, example, loss_fn, dev, time_reps)
     except ExportError:
         raise
@@ -535,6 +537,8 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
     graph = {"format": "sfc-graph", "version": 1, "name": name, "batch": batch,
              "producer": "sfc-export", "torch": torch.__version__, "device": device_name(dev),
              "optimizer": optimizer, "measured": measured, "tensors": rec.tensors, "ops": rec.ops}
+    if record_calls:
+        graph["calls_unexpressed"] = rec.unexpressed  # [] when every call was recorded
     peak = acct.in_core_peak(graph)
     measured["in_core_peak_bytes"] = info["in_core_peak_bytes"] = peak
     tp = measured.get("torch_peak_bytes")

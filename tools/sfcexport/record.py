@@ -151,9 +151,12 @@ def op_flops(name, a, outs):
 class Recorder(TorchDispatchMode):
     """Records every ATen op run while the mode is active; see the module comment."""
 
-    def __init__(self, timing=True, sync=None, mark=False):
+    def __init__(self, timing=True, sync=None, mark=False, calls=False):
         super().__init__()
         self.timing = timing
+        # calls: record each op's call (overload, every argument and result) as op["call"]
+        self.calls = calls
+        self.unexpressed = []  # {"op": k, "what": ...}: call parts no JSON value expresses
         self.sync = sync  # callable run after each op (torch.cuda.synchronize) or None
         # mark: run each op inside a profiler range "sfc::K" (K = the op's index), so the
         # profiler's allocation events can be attributed to ops (account.py)
@@ -312,6 +315,7 @@ class Recorder(TorchDispatchMode):
             if self.phase in ("forward", "loss"):
                 self._note_grad_fn(a)
 
+        call_args = self._encode((args, kwargs), len(self.ops)) if self.calls else None
         t0 = time.perf_counter_ns()
         if self.mark:
             h = torch.ops.profiler._record_function_enter_new(f"sfc::{len(self.ops)}", None)
@@ -373,8 +377,43 @@ class Recorder(TorchDispatchMode):
         op["name"] = f"{mod}:{name}" if mod else name
         if self.timing:
             op["time_us"] = dt
+        if self.calls:
+            op["call"] = {"overload": str(func), "args": call_args[0], "kwargs": call_args[1],
+                          "results": self._encode(out, k)}
         self.ops.append(op)
         return out
+
+    # -- the call record (issue 14 item 1; docs/graph-format.md "call") ----------------
+    def _encode(self, v, k):
+        """v as JSON: a tensor as its graph tensor id and view geometry; ints, floats,
+        bools, strings, None, lists as themselves; dtypes, layouts, devices and memory
+        formats by name; anything else listed in self.unexpressed, never dropped."""
+        if isinstance(v, torch.Tensor):
+            st = untyped(v)
+            tid = self._find(st) if st is not None and st.nbytes() > 0 else None
+            return {"tensor": tid, "sizes": list(v.shape), "strides": list(v.stride()),
+                    "offset": v.storage_offset(), "dtype": DTYPES.get(v.dtype, str(v.dtype))}
+        if v is None or isinstance(v, (bool, int, str)):
+            return v
+        if isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                return {"float": str(v)}
+            return v
+        if isinstance(v, (list, tuple)):
+            return [self._encode(x, k) for x in v]
+        if isinstance(v, dict):
+            return {str(key): self._encode(x, k) for key, x in v.items()}
+        if isinstance(v, torch.dtype):
+            return {"dtype": DTYPES.get(v, str(v))}
+        if isinstance(v, torch.layout):
+            return {"layout": str(v)}
+        if isinstance(v, torch.device):
+            return {"device": str(v)}
+        if isinstance(v, torch.memory_format):
+            return {"memory_format": str(v)}
+        self.unexpressed.append({"op": k, "what": type(v).__name__})
+        return {"unexpressed": type(v).__name__}
+
 
     def finish(self, loss):
         """Close the recording: the loss becomes `output`; return the DSA rows."""

@@ -356,6 +356,13 @@ class Recorder(TorchDispatchMode):
             if tid not in outputs:
                 outputs.append(tid)
 
+        # arguments the op writes without returning them (native_batch_norm's running
+        # statistics, out= arguments): outputs too, or a plan would not know they change
+        for a in _mutated_args(func, args, kwargs):
+            st = untyped(a)
+            tid = self._find(st) if st is not None and st.nbytes() > 0 else None
+            if tid is not None and tid not in outputs:
+                outputs.append(tid)
         op = {"id": k, "name": "", "type": name, "phase": self.phase, "inputs": inputs,
               "outputs": outputs}
         mod = self.modules[-1] if self.modules else ""
@@ -437,6 +444,37 @@ class Recorder(TorchDispatchMode):
         return sorted((tid, max(0, lo) if self.alloc_op.get(tid, -1) >= 0 else 0,
                        max(hi, lo + 1), self.tensors[tid]["bytes"])
                       for tid, (lo, hi) in rows.items())
+
+
+# Ops that write arguments their schema does not mark Tensor(a!) (PyTorch 1.13): batch
+# norm in training mode updates the running statistics in place. Found by sfc-train
+# --check (the running mean after the update differed from eager PyTorch).
+UNMARKED_WRITES = {
+    "native_batch_norm": ("running_mean", "running_var"),
+    "cudnn_batch_norm": ("running_mean", "running_var"),
+    "miopen_batch_norm": ("running_mean", "running_var"),
+}
+
+
+def _mutated_args(func, args, kwargs):
+    """The tensors among the op's arguments that it writes: marked Tensor(a!) by its
+    schema, or listed in UNMARKED_WRITES (batch norm's running statistics in training)."""
+    schema = getattr(func, "_schema", None)
+    if schema is None:
+        return []
+    name = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else ""
+    extra = UNMARKED_WRITES.get(name, ())
+    named = {a.name: (args[i] if i < len(args) else kwargs.get(a.name))
+             for i, a in enumerate(schema.arguments)}
+    if extra and not named.get("training", True):
+        extra = ()
+    out = []
+    for a in schema.arguments:
+        info = a.alias_info
+        if (info is None or not info.is_write) and a.name not in extra:
+            continue
+        out += [t for t in tree_flatten(named.get(a.name))[0] if isinstance(t, torch.Tensor)]
+    return out
 
 
 def _weak(o):

@@ -25,6 +25,7 @@ the same way.
 import ctypes
 import ctypes.util
 import os
+import struct
 
 BOX_DIMS = 4
 NONE = 0xFFFFFFFF
@@ -179,6 +180,20 @@ class Plan:
             _check(lib.sfcrt_plan_load_file(os.fsencode(path), None, ctypes.byref(self._p),
                                             ctypes.byref(err)), err)
 
+        self._path = path
+        self._tables = None
+
+    def tables(self):
+        """The plan's tensors and ops as Python records (PlanTables), read from the same
+        bytes the runtime validated: which graph tensor each operand of a step is."""
+        if self._tables is None:
+            data = getattr(self, "_data", None)
+            if data is None:
+                with open(self._path, "rb") as f:
+                    data = f.read()
+            self._tables = PlanTables(data)
+        return self._tables
+
     def close(self):
         if self._p:
             library().sfcrt_plan_destroy(self._p)
@@ -186,6 +201,75 @@ class Plan:
 
     def __del__(self):
         self.close()
+
+
+class PlanTensor:
+    """A TENSORS record: graph_id, bytes, name, kind (KINDS), dtype index, shape, flags."""
+    __slots__ = ("index", "graph_id", "bytes", "name", "kind", "shape", "flags")
+
+    def __repr__(self):
+        return f"PlanTensor({self.index}: {self.name!r} graph {self.graph_id}, {self.bytes} B)"
+
+
+class PlanOp:
+    """An OPS record: graph_id, name, type and its operands as tensor indices."""
+    __slots__ = ("index", "graph_id", "name", "type", "inputs", "outputs", "temps")
+
+
+KINDS = ["input", "param", "optimizer", "activation", "grad", "workspace", "output"]
+TENSOR_PERSISTENT, TENSOR_EXTERNAL, TENSOR_SYNTHETIC, TENSOR_UNUSED = 0x1, 0x2, 0x4, 0x8
+
+
+class PlanTables:
+    """The parts of a plan file (docs/plan-format.md) a framework maps its own tensors
+    with: META's graph counts, TENSORS and OPS with their operands. Parse only bytes the
+    runtime has validated (Plan.tables())."""
+
+    def __init__(self, data):
+        def sect(kind):
+            for k, eb, off, nbytes, count in secs:
+                if k == kind:
+                    return eb, off, count
+            raise Error(2, f"plan: no section {kind}")
+
+        table, count, entry = struct.unpack_from("<QII", data, 40)
+        secs = []
+        for i in range(count):
+            k, eb, off, nbytes, n = struct.unpack_from("<IIQQI", data, table + i * entry)
+            secs.append((k, eb, off, nbytes, n))
+        _, soff, scount = sect(1)
+        blob = data[soff:soff + scount]
+
+        def string(ref):
+            end = blob.index(b"\0", ref)
+            return blob[ref:end].decode("utf-8", "replace")
+
+        _, moff, _ = sect(2)
+        self.graph_op_count, self.graph_tensor_count = struct.unpack_from("<II", data, moff + 12)
+        eb, off, n = sect(3)
+        self.tensors = []
+        for i in range(n):
+            r = off + i * eb
+            gid, nbytes, name, kind, _dt, ndim, _ax, flags = struct.unpack_from("<qQIBBBbI", data, r)
+            t = PlanTensor()
+            t.index, t.graph_id, t.bytes, t.name = i, gid, nbytes, string(name)
+            t.kind = KINDS[kind] if kind < len(KINDS) else str(kind)
+            t.shape = list(struct.unpack_from(f"<{ndim}q", data, r + 32))
+            t.flags = flags
+            self.tensors.append(t)
+        _, ooff, ocount = sect(5)
+        operands = struct.unpack_from(f"<{ocount}I", data, ooff)
+        eb, off, n = sect(4)
+        self.ops = []
+        for i in range(n):
+            gid, name, typ, _ph, _f, begin, ni, no, nt = struct.unpack_from("<qIIB3xIIHHH", data,
+                                                                           off + i * eb)
+            o = PlanOp()
+            o.index, o.graph_id, o.name, o.type = i, gid, string(name), string(typ)
+            o.inputs = list(operands[begin:begin + ni])
+            o.outputs = list(operands[begin + ni:begin + ni + no])
+            o.temps = list(operands[begin + ni + no:begin + ni + no + nt])
+            self.ops.append(o)
 
 
 class Step:

@@ -410,6 +410,15 @@ def device_name(dev):
     return str(dev)
 
 
+def make_optimizer(model, optimizer):
+    """The optimizer of an exported iteration (sfc-train builds the same one)."""
+    if optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    if optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=1e-4)
+    raise ExportError(f"unknown optimizer '{optimizer}' (expected sgd or adam)")
+
+
 def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device="cpu",
            probe=True, profile=True, seed=0, time_decimals=None, time_reps=2, log=None,
            record_calls=False):
@@ -449,12 +458,7 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
         return (tuple(t.to(dev) if isinstance(t, torch.Tensor) else t for t in ins),
                 tree_map(lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t, tg))
     example = to_dev(example)
-    if optimizer == "sgd":
-        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    elif optimizer == "adam":
-        opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-    else:
-        raise ExportError(f"unknown optimizer '{optimizer}' (expected sgd or adam)")
+    opt = make_optimizer(model, optimizer)
 
     try:
         _iteration(model, *example, loss_fn, opt)  # warm-up: creates the optimizer state
@@ -539,6 +543,9 @@ def export(spec, batch=8, image_size=None, seq_len=None, optimizer="sgd", device
              "optimizer": optimizer, "measured": measured, "tensors": rec.tensors, "ops": rec.ops}
     if record_calls:
         graph["calls_unexpressed"] = rec.unexpressed  # [] when every call was recorded
+        # what sfc-train needs to rebuild the same model, batch and state
+        graph["call_source"] = {"model": spec, "batch": batch, "image_size": image_size,
+                                "seq_len": seq_len, "seed": seed, "optimizer": optimizer}
     peak = acct.in_core_peak(graph)
     measured["in_core_peak_bytes"] = info["in_core_peak_bytes"] = peak
     tp = measured.get("torch_peak_bytes")

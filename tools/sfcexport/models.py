@@ -15,6 +15,9 @@ same contract (see docs/exporter.md).
              12 heads, ffn 3072, GELU), a masked-LM head over the 30522-token vocabulary,
              cross-entropy on every position.
   tiny-cnn, tiny-mlp, tiny-transformer   small models for the tests.
+  tiny-gpt   a decoder-only LM with tied input and output embeddings (GPT-2's tying).
+  tiny-lstm  an embedding, a two-layer nn.LSTM and a per-position linear layer.
+  tiny-checkpoint   a CNN whose residual blocks run under torch.utils.checkpoint.
 """
 import torch
 from torch import nn
@@ -109,5 +112,82 @@ def tiny_mlp(batch=4):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+class TiedLM(nn.Module):
+    """A decoder-only language model whose output layer shares the token embedding's
+    weight (tied weights, as GPT-2): causal self-attention blocks from torch.nn."""
+
+    def __init__(self, vocab=100, d=32, heads=4, layers=2, max_len=64):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_len, d)
+        layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.1, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.blocks = nn.TransformerEncoder(layer, layers)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.tok.weight  # tied
+
+    def forward(self, ids):
+        n = ids.shape[1]
+        mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        h = self.tok(ids) + self.pos(torch.arange(n, device=ids.device))
+        return self.head(self.norm(self.blocks(h, mask=mask)))
+
+
+def tiny_gpt(batch=4, seq_len=16):
+    m = TiedLM()
+    ids = torch.randint(0, 100, (batch, seq_len + 1))
+    return m, ((ids[:, :-1].contiguous(),), ids[:, 1:].contiguous()), _lm_loss
+
+
+class LSTMTagger(nn.Module):
+    """Embedding, a two-layer LSTM, a linear layer per position."""
+
+    def __init__(self, vocab=100, d=32, hidden=48, classes=10):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.lstm = nn.LSTM(d, hidden, num_layers=2, batch_first=True)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, ids):
+        h, _ = self.lstm(self.emb(ids))
+        return self.out(h)
+
+
+def tiny_lstm(batch=4, seq_len=12):
+    m = LSTMTagger()
+    ids = torch.randint(0, 100, (batch, seq_len))
+    y = torch.randint(0, 10, (batch, seq_len))
+    return m, ((ids,), y), _lm_loss
+
+
+class CheckpointedCNN(nn.Module):
+    """Convolution blocks whose activations torch.utils.checkpoint recomputes in the
+    backward pass (the recorded backward contains the blocks' forward ops again)."""
+
+    def __init__(self, width=8, blocks=3, classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, width, 3, padding=1)
+        self.blocks = nn.ModuleList([nn.Sequential(
+            nn.Conv2d(width, width, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(width, width, 3, padding=1), nn.ReLU()) for _ in range(blocks)])
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x):
+        from torch.utils.checkpoint import checkpoint
+        h = self.stem(x)
+        for b in self.blocks:
+            h = h + checkpoint(b, h, use_reentrant=False)
+        return self.head(h.mean((2, 3)))
+
+
+def tiny_checkpoint(batch=4, image_size=16):
+    m = CheckpointedCNN()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
-           "tiny-transformer": tiny_transformer}
+           "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
+           "tiny-checkpoint": tiny_checkpoint}

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""test_train.py — tools/sfc-train: real PyTorch training from sfc plans, bitwise equal to
+eager PyTorch (issue 14 items 3-5).
+
+For each model: export one iteration with the call record (tools/sfc-export
+--record-calls), compile it in core and at fractions of its in-core peak (the window
+scheduler's swaps; where a fraction is below the smallest budget any schedule reaches,
+that budget plus 3 %), verify every plan with `sfc verify`, then run three iterations with
+`sfc-train --check --json`: the eager iteration and the plan iteration run from the same
+state and the same random-number state, and every op's results, the loss, each
+parameter's gradient, the optimizer state and the updated parameters must be equal bit
+for bit (sfc-train exits 1 at the first difference). The budgeted plans must really swap.
+
+Models (`models`): tiny-cnn (batch norm, in-place ReLU; in core only: one step of its
+backward holds nearly its whole peak), tiny-transformer (dropout: random numbers),
+tiny-gpt (tied weights, causal mask), tiny-lstm (nn.LSTM), tiny-checkpoint
+(torch.utils.checkpoint); `unet`: the bundled U-Net (542 ops) at batch 2, 96x96.
+
+`errors`: each one line and its exit status: a model that leaves the graph at run time
+(train_models:diverging, caught in its third iteration, exit 1); a plan compiled from
+another graph, a plan compiled with --batch, a graph without calls, a model that is not
+the graph's, a corrupt plan (exit 2); and an exporter miss made on purpose — the graph's
+batch-norm ops stripped of the running statistics they write — caught as a parameter
+that differs from eager PyTorch (exit 1).
+
+Exit 77 (skip) when PyTorch is not installed.
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SFC = os.environ.get("SFC", os.path.join(ROOT, "build", "compiler", "sfc"))
+EXPORT = os.path.join(ROOT, "tools", "sfc-export")
+TRAIN = os.path.join(ROOT, "tools", "sfc-train")
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print(f"FAIL: {what}", file=sys.stderr)
+    return cond
+
+
+def run(cmd, cwd):
+    env = dict(os.environ, PYTHONPATH=HERE)
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def export(model, batch, opts, out, cwd, calls=True):
+    rc, _, err = run([EXPORT, model, "--batch", str(batch), "-q", "--no-probe", "--time-reps",
+                      "1", "-o", out] + (["--record-calls"] if calls else []) + opts, cwd)
+    if not check(rc == 0, f"export {model}: rc {rc}: {err.strip()}"):
+        return None
+    return out
+
+
+def compile_plan(graph, budget, out, cwd, extra=()):
+    cmd = [SFC, "compile", graph, "--json", "-o", out] + list(extra)
+    if budget is not None:
+        cmd += ["--budget", str(budget)]
+    rc, out_, err = run(cmd, cwd)
+    try:
+        return rc, json.loads(out_), err
+    except ValueError:
+        return rc, None, err
+
+
+def trained(graph, plan, cwd, what, extra=()):
+    rc, out, err = run([TRAIN, "--graph", graph, "--plan", plan, "--check", "--json", "-q"]
+                       + list(extra), cwd)
+    if not check(rc == 0, f"{what}: sfc-train rc {rc}: {err.strip()[-400:]}"):
+        return None
+    r = json.loads(out)
+    check(len(r["iterations"]) == 3 and all(i["bitwise"] for i in r["iterations"]),
+          f"{what}: not three bitwise iterations: {r['iterations']}")
+    check(r["ops_checked"] > 0 and r["ops_checked"] <= r["steps"],
+          f"{what}: {r['ops_checked']} ops checked of {r['steps']} steps")
+    return r
+
+
+MODELS = [  # model, batch, export options, budget fractions of the in-core peak
+    ("tiny-cnn", 16, ["--image-size", "32"], ()),  # one step holds nearly its peak
+    ("tiny-transformer", 2, [], (0.5,)),
+    ("tiny-gpt", 4, [], (0.5,)),
+    ("tiny-lstm", 4, [], (0.5,)),
+    ("tiny-checkpoint", 8, ["--image-size", "32"], (0.5, 0.3)),
+]
+
+
+REAL = [("unet", 2, ["--image-size", "96"], (0.5, 0.3))]  # a bundled model, 542 ops
+
+
+def models(d, which=MODELS):
+    for model, batch, opts, fractions in which:
+        g = export(model, batch, opts, f"{model}.json", d)
+        if g is None:
+            continue
+        rc, info, err = compile_plan(g, None, f"{model}.plan", d)
+        if not check(rc == 0 and info, f"{model}: compile rc {rc}: {err.strip()}"):
+            continue
+        check(run([SFC, "verify", f"{model}.plan"], d)[0] == 0, f"{model}: verify in-core")
+        r = trained(g, f"{model}.plan", d, f"{model} in core")
+        if r:
+            print(f"{model} b{batch}: in core, {r['steps']} steps/iteration x 3, "
+                  f"{r['ops_checked']} op results compared: bitwise")
+        peak = info["in_core_peak_bytes"]
+        _, probe, _ = compile_plan(g, 1, os.devnull, d)
+        floor = probe["min_budget_bytes"] if probe else peak
+        done = set()
+        for f in fractions:
+            budget = max(int(f * peak), int(floor * 1.03))
+            if budget in done:  # below the floor, as the fraction before it
+                continue
+            done.add(budget)
+            plan = f"{model}-{f}.plan"
+            rc, info, err = compile_plan(g, budget, plan, d)
+            if not check(rc == 0 and info and info["fits_budget"],
+                         f"{model} at {budget} B: compile rc {rc}, fits "
+                         f"{info and info['fits_budget']}: {err.strip()}"):
+                continue
+            check(run([SFC, "verify", plan], d)[0] == 0, f"{model} at {budget} B: verify")
+            r = trained(g, plan, d, f"{model} at {budget} B")
+            if r:
+                check(r["swaps_out"] > 0 and r["swaps_in"] > 0,
+                      f"{model} at {budget} B: the plan run moved nothing")
+                print(f"{model} b{batch}: budget {budget} B = {budget / peak:.2f} x in-core peak "
+                      f"(asked {f}), arena {info['arena_bytes']} B; over 3 iterations {r['swaps_out']} "
+                      f"swap-outs, {r['swaps_in']} swap-ins ({r['bytes_swapped_in']} B in): "
+                      f"bitwise")
+
+
+def errors(d):
+    # a model that leaves the graph at run time: caught before its plan iteration runs
+    g = export("train_models:diverging", 2, [], "div.json", d)
+    if g and check(compile_plan(g, None, "div.plan", d)[0] == 0, "diverging: compile"):
+        rc, _, err = run([TRAIN, "--graph", g, "--plan", "div.plan", "--check", "-q"], d)
+        check(rc == 1 and "iteration 2: op 1" in err and "aten.tanh.default" in err
+              and "diverges" in err and err.count("\n") == 1,
+              f"diverging: rc {rc}: {err.strip()}")
+    # plans and graphs that do not belong together
+    cnn, mlp = export("tiny-cnn", 4, [], "cnn4.json", d), export("tiny-mlp", 4, [], "mlp.json", d)
+    if not (cnn and mlp):
+        return
+    compile_plan(cnn, None, "cnn4.plan", d)
+    compile_plan(mlp, None, "mlp.plan", d)
+    compile_plan(cnn, None, "cnn8.plan", d, ["--batch", "8"])
+    cases = [
+        (["--graph", cnn, "--plan", "mlp.plan"], "not compiled from this graph"),
+        (["--graph", cnn, "--plan", "cnn8.plan"], "at its batch"),
+        (["tiny-mlp", "--graph", cnn, "--plan", "cnn4.plan"], "does not belong to this model"),
+        (["--graph", cnn, "--plan", "missing.plan"], "missing.plan"),
+        (["--graph", "cnn4.plan", "--plan", "cnn4.plan"], "is not JSON"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--iterations", "0"], "--iterations"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--device", "tpu"], "--device tpu"),
+    ]
+    plain = export("tiny-cnn", 4, [], "nocalls.json", d, calls=False)
+    if plain:
+        cases.append((["tiny-cnn", "--graph", plain, "--plan", "cnn4.plan"], "--record-calls"))
+    with open(os.path.join(d, "cnn4.plan"), "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 2] ^= 0xFF
+    with open(os.path.join(d, "bad.plan"), "wb") as f:
+        f.write(data)
+    cases.append((["--graph", cnn, "--plan", "bad.plan"], "plan: "))
+    for args, want in cases:
+        rc, out, err = run([TRAIN] + args + ["-q"], d)
+        check(rc == 2 and want in err and err.startswith("sfc-train: error: ")
+              and err.count("\n") == 1 and out == "",
+              f"{args}: rc {rc}, want '{want}': {err.strip()}")
+    # an exporter miss, made on purpose: batch norm's running statistics not listed as
+    # written; the plan run then never copies them back and --check must say so
+    with open(os.path.join(d, cnn)) as f:
+        g = json.load(f)
+    for op in g["ops"]:
+        if op["type"] == "native_batch_norm":
+            stats = [a["tensor"] for a in op["call"]["args"][3:5]]
+            op["outputs"] = [t for t in op["outputs"] if t not in stats]
+    with gzip.open(os.path.join(d, "missed.json.gz"), "wt") as f:
+        json.dump(g, f)
+    compile_plan("missed.json.gz", None, "missed.plan", d)
+    rc, _, err = run([TRAIN, "--graph", "missed.json.gz", "--plan", "missed.plan", "--check",
+                      "-q"], d)
+    check(rc == 1 and "running_mean after the update" in err and "MISMATCH" in err,
+          f"stripped batch-norm writes: rc {rc}: {err.strip()}")
+
+
+def main():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        if os.path.exists("/usr/bin/python3") and \
+                os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+            os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+        print("PyTorch is not installed: skipped", file=sys.stderr)
+        return 77
+    d = tempfile.mkdtemp(prefix="sfc-train-")
+    try:
+        which = sys.argv[1] if len(sys.argv) > 1 else "all"
+        if which in ("models", "all"):
+            models(d)
+        if which in ("unet", "all"):
+            models(d, REAL)
+        if which in ("errors", "all"):
+            errors(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    print(f"test_train: {failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

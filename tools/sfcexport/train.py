@@ -1,0 +1,611 @@
+"""train.py — sfc-train's executor: real training iterations of a PyTorch model, run from
+an sfc plan (issue 14 items 3-5; docs/exporter.md "Training from a plan").
+
+The graph the plan was compiled from must carry the call record (`sfc-export
+--record-calls`). The runtime (libsfcrt, through runtime/python/sfcrt.py) owns the memory:
+a session on the `host` device holds the plan's arena, and its pull loop hands out every
+step with the address of each operand. For each step the executor
+
+  * maps the step's operands to graph tensors (the plan's OPS and TENSORS tables),
+  * makes torch tensors that ALIAS the arena at those addresses with the view geometry
+    the call record gives (sizes, strides, storage offset, dtype),
+  * issues the recorded ATen call (torch.ops.aten.<op>.<overload>) on them: an in-place
+    op or a view acts on the aliases directly; a result on a fresh storage is computed
+    by PyTorch and copied into the output the plan assigned (out= variants are not used
+    yet: PyTorch allocates the result, then the copy lands it in the arena),
+  * marks the step done; the runtime issues the plan's swaps on its copy queues.
+
+Parameters, buffers, optimizer state and the batch are the plan's persistent tensors:
+each is copied from the model into the arena when a step first touches it, and every
+step that writes one copies it back, so the module and optimizer always hold what the
+plan run computed. Nothing of the model's Python code runs during a plan iteration; a
+constant made from Python data inside the model (a graph `input` no declared tensor
+explains) cannot be replayed and is refused.
+
+--check runs the same iterations eagerly first (the model's own Python code, recorded
+with the exporter's recorder), one iteration at a time from the same state and the same
+random-number state, and compares: the eager op sequence and calls with the graph's (the
+model must not diverge from the graph the plan came from), every op's results, the
+loss, every parameter's gradient, the optimizer state and the updated parameters — all
+bitwise. The first difference is reported with the op and the relative difference.
+"""
+import copy
+import ctypes
+import gzip
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+from torch.utils._pytree import tree_flatten
+
+from . import exporter
+from .record import Recorder, untyped
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "runtime", "python"))
+import sfcrt  # noqa: E402
+
+DT = {"f64": torch.float64, "f32": torch.float32, "f16": torch.float16,
+      "bf16": torch.bfloat16, "i64": torch.int64, "i32": torch.int32, "i16": torch.int16,
+      "i8": torch.int8, "u8": torch.uint8, "bool": torch.bool}
+MEMORY_FORMATS = {"torch.contiguous_format": torch.contiguous_format,
+                  "torch.channels_last": torch.channels_last,
+                  "torch.channels_last_3d": torch.channels_last_3d,
+                  "torch.preserve_format": torch.preserve_format}
+PERSISTENT_KINDS = ("param", "optimizer", "input")
+# ops whose result is uninitialised memory: --check does not compare their bytes
+UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+
+
+class TrainError(Exception):
+    """A problem reported as one line; exit status 2 (usage, inputs) unless .status."""
+
+    def __init__(self, msg, status=2):
+        super().__init__(msg)
+        self.status = status
+
+
+class Mismatch(TrainError):
+    """The plan run differs from eager PyTorch (--check): exit status 1."""
+
+    def __init__(self, msg):
+        super().__init__(msg, 1)
+
+
+# --------------------------------------------------------------------------- inputs
+def load_graph(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        g = json.loads(raw)
+    except OSError as e:
+        raise TrainError(f"cannot read graph '{path}': {e.strerror or e}") from e
+    except (ValueError, EOFError) as e:
+        raise TrainError(f"graph '{path}' is not JSON: {e}") from e
+    if not isinstance(g, dict) or not isinstance(g.get("ops"), list) or \
+            not isinstance(g.get("tensors"), list):
+        raise TrainError(f"graph '{path}' is not an sfc graph (no ops and tensors)")
+    missing = [o.get("id") for o in g["ops"] if not isinstance(o.get("call"), dict)]
+    if missing:
+        raise TrainError(f"graph '{path}' has no call record for op {missing[0]} ({len(missing)} "
+                         f"ops without): export it with sfc-export --record-calls")
+    if g.get("calls_unexpressed"):
+        u = g["calls_unexpressed"][0]
+        raise TrainError(f"graph '{path}': op {u.get('op')}'s call has a {u.get('what')} the "
+                         f"recorder could not express; it cannot be replayed")
+    return g
+
+
+# --------------------------------------------------------------------------- aliasing
+def _extent(geom, item):
+    if any(int(s) == 0 for s in geom["sizes"]):
+        return 0
+    return (int(geom["offset"]) + sum((int(s) - 1) * int(st)
+                                      for s, st in zip(geom["sizes"], geom["strides"])) + 1) * item
+
+
+def alias(addr, avail, geom, what):
+    """A tensor viewing `avail` bytes of memory at `addr` with the recorded geometry."""
+    dtype = DT.get(geom["dtype"])
+    if dtype is None:
+        raise TrainError(f"{what}: dtype {geom['dtype']} is not supported by the executor")
+    item = torch.empty((), dtype=dtype).element_size()
+    ext = _extent(geom, item)
+    if ext == 0:
+        return torch.empty_strided(geom["sizes"], geom["strides"], dtype=dtype)
+    if ext > avail:
+        raise TrainError(f"{what}: the recorded view needs {ext} bytes, its tensor has {avail}")
+    buf = (ctypes.c_char * ext).from_address(addr)
+    base = torch.frombuffer(buf, dtype=torch.uint8)
+    if dtype is not torch.uint8:
+        base = base.view(dtype)
+    return base.as_strided(geom["sizes"], geom["strides"], int(geom["offset"]))
+
+
+def _overload(name):
+    parts = name.split(".")
+    if len(parts) != 3:
+        raise TrainError(f"cannot resolve the ATen overload '{name}'")
+    try:
+        return getattr(getattr(getattr(torch.ops, parts[0]), parts[1]), parts[2])
+    except (AttributeError, RuntimeError) as e:
+        raise TrainError(f"this PyTorch has no ATen overload '{name}'") from e
+
+
+def _is_tensor_rec(v):
+    return isinstance(v, dict) and "tensor" in v and "sizes" in v
+
+
+def _decode(v, resolve):
+    if _is_tensor_rec(v):
+        return resolve(v)
+    if isinstance(v, list):
+        return [_decode(x, resolve) for x in v]
+    if isinstance(v, dict):
+        (k, x), = v.items() if len(v) == 1 else ((None, None),)
+        if isinstance(x, str):
+            if k == "dtype":
+                d = DT.get(x) or getattr(torch, str(x).split(".")[-1], None)
+                if not isinstance(d, torch.dtype):
+                    raise TrainError(f"unknown dtype {x}")
+                return d
+            if k == "layout":
+                return getattr(torch, str(x).split(".")[-1])
+            if k == "device":
+                return torch.device(x)
+            if k == "memory_format":
+                if x not in MEMORY_FORMATS:
+                    raise TrainError(f"unknown memory format {x}")
+                return MEMORY_FORMATS[x]
+            if k == "float":
+                return float(x)
+            if k == "unexpressed":
+                raise TrainError(f"a call argument of type {x} was not recorded")
+        return {k: _decode(x, resolve) for k, x in v.items()}
+    return v
+
+
+def _tensor_ids(v, out):
+    if _is_tensor_rec(v):
+        if v["tensor"] is not None:
+            out.add(v["tensor"])
+    elif isinstance(v, list):
+        for x in v:
+            _tensor_ids(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _tensor_ids(x, out)
+    return out
+
+
+def _pair_results(rec, val, out):
+    """(record, value) for every tensor result, walking both structures together."""
+    if _is_tensor_rec(rec):
+        out.append((rec, val))
+    elif isinstance(rec, list) and isinstance(val, (list, tuple)) and len(rec) == len(val):
+        for r, x in zip(rec, val):
+            _pair_results(r, x, out)
+    return out
+
+
+def _bits_equal(a, b):
+    """Bitwise equality of two tensors (NaNs with the same bits are equal)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.numel() == 0:
+        return True
+    a, b = a.contiguous(), b.contiguous()
+    if a.dtype.is_floating_point:
+        bits = {8: torch.int64, 4: torch.int32, 2: torch.int16}[a.element_size()]
+        return torch.equal(a.view(bits), b.view(bits))
+    return torch.equal(a, b)
+
+
+def _difference(a, b):
+    """'max relative difference R at [index]' between two float tensors (a: plan)."""
+    if a.shape != b.shape:
+        return f"shape {list(a.shape)} vs {list(b.shape)}"
+    if a.numel() == 0:
+        return "empty"
+    x, y = a.detach().double().reshape(-1), b.detach().double().reshape(-1)
+    d = (x - y).abs()
+    rel = d / y.abs().clamp_min(1e-300)
+    rel[d == 0] = 0
+    nan = torch.isnan(x) != torch.isnan(y)
+    if bool(nan.any()):
+        i = int(nan.nonzero()[0])
+        return f"NaN in one only at flat index {i}"
+    i = int(torch.argmax(rel))
+    idx, rest = [], i
+    for n in reversed(a.shape):
+        idx.insert(0, rest % int(n))
+        rest //= int(n)
+    return (f"max relative difference {float(rel[i]):.3g} at {idx} "
+            f"(plan {float(x[i])!r}, eager {float(y[i])!r})")
+
+
+# --------------------------------------------------------------------------- the model
+def _state_tensors(model, opt, example):
+    """graph tensor id -> the model's tensor for every persistent tensor, with the
+    declaration order and names the exporter's recorder gives (so ids match)."""
+    rec = Recorder(timing=False)
+    inputs, target = example
+    exporter._declare_state(rec, model, opt, inputs, target)
+    objs = {}
+    ts = [p for _, p in model.named_parameters()] + [b for _, b in model.named_buffers()]
+    for st in opt.state.values():
+        ts += [v for _, v in sorted(st.items()) if isinstance(v, torch.Tensor)]
+    ts += [t for t in inputs if isinstance(t, torch.Tensor)]
+    ts += [t for t in tree_flatten(target)[0] if isinstance(t, torch.Tensor)]
+    for t in ts:
+        st = untyped(t)
+        if st is None or st.nbytes() == 0:
+            continue
+        tid = rec._find(st)
+        if tid is not None and tid not in objs:
+            objs[tid] = t
+    names = [(t["id"], t["name"], t["bytes"], t["kind"]) for t in rec.tensors]
+    for _p, (_tid, h) in list(rec.live.items()):
+        torch.UntypedStorage._free_weak_ref(h)
+    rec.live.clear()
+    return objs, names
+
+
+def build(spec, batch, image_size, seq_len, optimizer, seed):
+    """The model, its optimizer and example batch after the exporter's warm-up iteration
+    (the state the exported iteration started from)."""
+    torch.manual_seed(seed)
+    make = exporter.resolve(spec, image_size, seq_len)
+    try:
+        model, example, loss_fn = make(batch)
+        model.train()
+    except exporter.ExportError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's builder failed: one clear line
+        raise TrainError(f"cannot build '{spec}': {exporter._one_line(e)}") from e
+    opt = exporter.make_optimizer(model, optimizer)
+    exporter._iteration(model, *example, loss_fn, opt)  # warm-up, as sfc-export
+    return model, opt, example, loss_fn
+
+
+# --------------------------------------------------------------------------- eager
+class EagerRecorder(Recorder):
+    """The exporter's recorder, keeping a copy of every op's tensor results (--check)."""
+
+    def __init__(self):
+        super().__init__(timing=False, calls=True)
+        self.values = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        n = len(self.ops)
+        out = super().__torch_dispatch__(func, types, args, kwargs)
+        if len(self.ops) == n:  # not an op of the graph (profiler ranges)
+            return out
+        self.values.append([o.detach().clone() if isinstance(o, torch.Tensor) else None
+                            for o in (out if isinstance(out, (list, tuple)) else [out])])
+        return out
+
+
+def eager_iteration(model, opt, example, loss_fn):
+    """One eager iteration as sfc-export records it; returns (recorder, loss value,
+    {param name: grad}, {param name: grad tensor id})."""
+    inputs, target = example
+    opt.zero_grad(set_to_none=True)
+    rec = EagerRecorder()
+    exporter._declare_state(rec, model, opt, inputs, target)
+    handles = rec.attach_module_names(model)
+    try:
+        with rec:
+            loss = exporter._iteration(model, inputs, target, loss_fn, opt, rec)
+    finally:
+        for h in handles:
+            h.remove()
+    grads, grad_ids = {}, {}
+    for n, p in model.named_parameters():
+        if p.grad is not None:
+            grads[n] = p.grad.detach().clone()
+            st = untyped(p.grad)
+            grad_ids[n] = rec._find(st) if st is not None else None
+    value = loss.detach().clone()
+    rec.finish(loss)
+    return rec, value, grads, grad_ids
+
+
+# --------------------------------------------------------------------------- the executor
+class Executor:
+    def __init__(self, graph, plan, model, opt, example, log=None):
+        self.g, self.plan, self.log = graph, plan, log or (lambda m: None)
+        self.model, self.opt, self.example = model, opt, example
+        self.tab = plan.tables()
+        self.gops = {o["id"]: o for o in graph["ops"]}
+        self.gtensors = {t["id"]: t for t in graph["tensors"]}
+        self._match_plan()
+        self.state, names = _state_tensors(model, opt, example)
+        self._match_state(names)
+        self.session = sfcrt.Session(plan, device="host")
+        self.initialised = set()
+        self.loss_id = next((t["id"] for t in graph["tensors"] if t.get("kind") == "output"), None)
+        self.loss_geom = None
+        for o in graph["ops"]:
+            for r, _ in _pair_results(o["call"]["results"], o["call"]["results"], []):
+                if r["tensor"] == self.loss_id and self.loss_id is not None:
+                    self.loss_geom = r
+        self.watch = set()  # graph tensor ids whose bytes are kept after each write
+        self.snap = {}
+        self.step_us = []
+        self.steps = 0
+
+    def _match_plan(self):
+        t = self.tab
+        g = self.g
+        if t.graph_op_count != len(g["ops"]) or t.graph_tensor_count != len(g["tensors"]):
+            raise TrainError(f"the plan is not compiled from this graph: it was compiled from "
+                             f"{t.graph_op_count} ops and {t.graph_tensor_count} tensors, the "
+                             f"graph has {len(g['ops'])} and {len(g['tensors'])}")
+        for pt in t.tensors:
+            if pt.graph_id < 0:
+                continue
+            gt = self.gtensors.get(pt.graph_id)
+            if gt is None or gt["bytes"] != pt.bytes:
+                raise TrainError(
+                    f"the plan is not compiled from this graph at its batch: tensor "
+                    f"{pt.graph_id} '{pt.name}' has {pt.bytes} bytes in the plan, "
+                    f"{gt['bytes'] if gt else 'none'} in the graph (a plan compiled with "
+                    f"--batch or --image-size cannot replay the recorded calls)")
+        for po in t.ops:
+            go = self.gops.get(po.graph_id)
+            if go is None or go["type"] != po.type:
+                raise TrainError(f"the plan is not compiled from this graph: its op {po.index} "
+                                 f"is '{po.type}' (graph op {po.graph_id}), the graph's is "
+                                 f"'{go['type'] if go else 'missing'}'")
+
+    def _match_state(self, names):
+        for tid, name, nbytes, kind in names:
+            gt = self.gtensors.get(tid)
+            if gt is None or gt["name"] != name or gt["bytes"] != nbytes or gt["kind"] != kind:
+                got = f"'{gt['name']}' ({gt['kind']}, {gt['bytes']} bytes)" if gt else "nothing"
+                raise TrainError(f"the graph does not belong to this model: tensor {tid} is "
+                                 f"{got} in the graph, the model's is '{name}' ({kind}, "
+                                 f"{nbytes} bytes): same MODEL, --batch and builder options "
+                                 f"as the export?")
+        declared = {tid for tid, *_ in names}
+        for t in self.g["tensors"]:
+            if t["kind"] in PERSISTENT_KINDS and t["id"] not in declared:
+                raise TrainError(f"graph tensor {t['id']} '{t['name']}' is a constant the "
+                                 f"model made from Python data; the executor cannot replay "
+                                 f"it")
+
+    # -- one step ---------------------------------------------------------------------
+    def _operands(self, step):
+        po = self.tab.ops[step.op]
+        where = {}
+        for addrs, idx in ((step.inputs, po.inputs), (step.outputs, po.outputs)):
+            for a, ti in zip(addrs, idx):
+                pt = self.tab.tensors[ti]
+                if pt.graph_id >= 0:
+                    where[pt.graph_id] = (a, pt.bytes)
+        return po, where
+
+    def run_step(self, step, check_op=None):
+        if step.tile is not None or any(h is not None for h in step.held):
+            raise TrainError(f"step {step.index} ('{step.name}') is a tile of a tiled segment: "
+                             f"sfc-train does not run tiled plans yet (compile with --tiling "
+                             f"off)")
+        po, where = self._operands(step)
+        go = self.gops[po.graph_id]
+        call = go["call"]
+        for tid, (a, n) in where.items():
+            if tid in self.state and tid not in self.initialised:
+                src = untyped(self.state[tid])
+                ctypes.memmove(a, src.data_ptr(), n)
+                self.initialised.add(tid)
+
+        def resolve(rec):
+            tid = rec["tensor"]
+            if tid is None:
+                return alias(0, 0, rec, f"op {go['id']}")
+            if tid not in where:
+                raise TrainError(f"step {step.index} (op {go['id']} '{go['name']}'): its call "
+                                 f"reads tensor {tid}, which the plan's op does not list")
+            a, n = where[tid]
+            return alias(a, n, rec, f"op {go['id']} tensor {tid}")
+
+        func = _overload(call["overload"])
+        args = _decode(call["args"], resolve)
+        kwargs = {k: _decode(v, resolve) for k, v in call["kwargs"].items()}
+        out = func(*args, **kwargs)
+        reads = _tensor_ids(call["args"], set())
+        _tensor_ids(call["kwargs"], reads)
+        pairs = _pair_results(call["results"], out, [])
+        for k, (rec, val) in enumerate(pairs):
+            tid = rec["tensor"]
+            if tid is None or tid in reads or not isinstance(val, torch.Tensor):
+                continue
+            dst = resolve(rec)
+            if dst.shape != val.shape or dst.dtype != val.dtype:
+                raise TrainError(f"step {step.index} (op {go['id']} '{go['name']}'): result {k} is "
+                                 f"{list(val.shape)} {val.dtype}, recorded "
+                                 f"{list(dst.shape)} {dst.dtype}")
+            dst.copy_(val)
+        if check_op is not None:
+            check_op(go, out)
+        for tid in go["outputs"]:
+            if tid in self.state and tid in where:
+                a, n = where[tid]
+                ctypes.memmove(untyped(self.state[tid]).data_ptr(), a, n)
+            if tid in self.watch and tid in where:
+                a, n = where[tid]
+                self.snap[tid] = ctypes.string_at(a, n)
+        if self.loss_id is not None and self.loss_id in where and self.loss_id in go["outputs"]:
+            a, n = where[self.loss_id]
+            self.snap[self.loss_id] = ctypes.string_at(a, n)
+
+    def iteration(self, check_op=None):
+        self.snap = {}
+        with torch.no_grad():
+            for step in self.session.iteration():
+                t0 = time.perf_counter_ns()
+                self.run_step(step, check_op)
+                self.step_us.append((time.perf_counter_ns() - t0) / 1e3)
+                self.steps += 1
+        return self.loss()
+
+    def tensor_value(self, tid, geom):
+        raw = self.snap.get(tid)
+        if raw is None:
+            return None
+        buf = ctypes.create_string_buffer(raw, len(raw))
+        return alias(ctypes.addressof(buf), len(raw), geom, f"tensor {tid}").clone()
+
+    def loss(self):
+        if self.loss_id is None or self.loss_geom is None:
+            return None
+        v = self.tensor_value(self.loss_id, self.loss_geom)
+        return v
+
+
+# --------------------------------------------------------------------------- the check
+def _geom_of(t):
+    return {"sizes": list(t.shape), "strides": list(t.stride()), "offset": 0,
+            "dtype": exporter_dtype(t.dtype)}
+
+
+def exporter_dtype(d):
+    for k, v in DT.items():
+        if v == d:
+            return k
+    raise TrainError(f"dtype {d} is not supported")
+
+
+def _strip(call):
+    return json.dumps(call, sort_keys=True)
+
+
+def compare_sequences(graph, rec, iteration):
+    """The eager iteration's ops and calls must be the graph's."""
+    gops = graph["ops"]
+    for k, op in enumerate(rec.ops):
+        if k >= len(gops):
+            raise Mismatch(f"iteration {iteration}: the model ran op {k} '{op['call']['overload']}' "
+                           f"past the graph's last op ({len(gops)} ops): the model diverges "
+                           f"from the graph the plan was compiled from")
+        a, b = gops[k]["call"], op["call"]
+        if a["overload"] != b["overload"] or _strip(a) != _strip(b):
+            what = (f"the graph expects '{a['overload']}', the model ran '{b['overload']}'"
+                    if a["overload"] != b["overload"] else
+                    f"'{a['overload']}' with other arguments or tensors than the graph's")
+            raise Mismatch(f"iteration {iteration}: op {k} ('{gops[k]['name']}'): {what}: the "
+                           f"model diverges from the graph the plan was compiled from")
+    if len(rec.ops) != len(gops):
+        raise Mismatch(f"iteration {iteration}: the model ran {len(rec.ops)} ops, the graph has "
+                       f"{len(gops)}")
+
+
+def run(args, log):
+    """sfc-train: args from tools/sfc-train; returns the report dict."""
+    torch.set_num_threads(args.threads)
+    graph = load_graph(args.graph)
+    src = graph.get("call_source") if isinstance(graph.get("call_source"), dict) else {}
+    for key in ("model", "batch", "image_size", "seq_len", "seed", "optimizer"):
+        if getattr(args, key, None) is None:
+            setattr(args, key, src.get(key))
+    if args.model is None:
+        raise TrainError("no MODEL given and the graph does not record one")
+    if args.seed is None:
+        args.seed = 0
+    batch = args.batch if args.batch is not None else graph.get("batch")
+    if batch is None:
+        raise TrainError("the graph has no batch: give --batch")
+    optimizer = args.optimizer or graph.get("optimizer", "sgd")
+    if args.device != "host":
+        raise TrainError(f"--device {args.device}: only the host device is implemented (the "
+                         f"cuda path is not built yet)")
+    try:
+        plan = sfcrt.Plan(args.plan)
+    except sfcrt.Error as e:
+        raise TrainError(f"plan: {e}") from e
+    except OSError as e:
+        raise TrainError(f"cannot load libsfcrt: {e}") from e
+    model, opt, example, loss_fn = build(args.model, batch, args.image_size, args.seq_len,
+                                         optimizer, args.seed)
+    eager = copy.deepcopy((model, opt, example)) if args.check else None
+    ex = Executor(graph, plan, model, opt, example, log)
+    losses = []
+    report = {"iterations": [], "ops_checked": 0}
+    for it in range(args.iterations):
+        check_op = None
+        if eager is not None:
+            rng = torch.get_rng_state()
+            rec, eloss, egrads, grad_ids = eager_iteration(*eager, loss_fn)
+            rng_after = torch.get_rng_state()
+            compare_sequences(graph, rec, it)
+            torch.set_rng_state(rng)
+            ex.watch = {g for g in grad_ids.values() if g is not None}
+
+            def check_op(go, out, _rec=rec, _it=it):
+                if go["type"] in UNINITIALISED:  # whatever bytes the memory held
+                    return
+                want = _rec.values[go["id"]]
+                got = [o if isinstance(o, torch.Tensor) else None
+                       for o in (out if isinstance(out, (list, tuple)) else [out])]
+                for j, (a, b) in enumerate(zip(got, want)):
+                    if a is None or b is None:
+                        continue
+                    if not _bits_equal(a, b):
+                        raise Mismatch(f"iteration {_it}: op {go['id']} ('{go['name']}', "
+                                       f"{go['call']['overload']}) result {j}: "
+                                       f"{_difference(a, b)}")
+                report["ops_checked"] += 1
+        try:
+            loss = ex.iteration(check_op)
+        except sfcrt.Error as e:
+            raise TrainError(f"runtime: {e}") from e
+        losses.append(float(loss) if loss is not None else float("nan"))
+        log(f"sfc-train: iteration {it}: loss {losses[-1]!r}")
+        if eager is not None:
+            if not torch.equal(torch.get_rng_state(), rng_after):
+                raise Mismatch(f"iteration {it}: the plan run drew other random numbers than "
+                               f"eager PyTorch")
+            if loss is None or not _bits_equal(loss.reshape(eloss.shape), eloss):
+                raise Mismatch(f"iteration {it}: loss: plan {losses[-1]!r}, eager "
+                               f"{float(eloss)!r}")
+            for n, gval in egrads.items():
+                tid = grad_ids[n]
+                got = ex.tensor_value(tid, _geom_of(gval)) if tid is not None else None
+                if got is None:
+                    raise Mismatch(f"iteration {it}: the gradient of {n} (tensor {tid}) was "
+                                   f"never written by the plan run")
+                if not _bits_equal(got, gval):
+                    raise Mismatch(f"iteration {it}: gradient of {n}: {_difference(got, gval)}")
+            em, eo, _ = eager
+            for (n, a), (_, b) in zip(list(model.named_parameters()) + list(model.named_buffers()),
+                                      list(em.named_parameters()) + list(em.named_buffers())):
+                if not _bits_equal(a.detach(), b.detach()):
+                    raise Mismatch(f"iteration {it}: parameter {n} after the update: "
+                                   f"{_difference(a.detach(), b.detach())}")
+            names = {id(p): n for n, p in model.named_parameters()}
+            for (p, st), (_q, st2) in zip(opt.state.items(), eo.state.items()):
+                for key in sorted(st):
+                    if isinstance(st[key], torch.Tensor) and \
+                            not _bits_equal(st[key], st2[key]):
+                        raise Mismatch(f"iteration {it}: optimizer state {names.get(id(p))}."
+                                       f"{key}: {_difference(st[key], st2[key])}")
+            report["iterations"].append({"loss": losses[-1], "bitwise": True,
+                                         "gradients": len(egrads)})
+    st = ex.session.stats()
+    us = sorted(ex.step_us)
+    report.update({
+        "model": args.model, "batch": batch, "plan": args.plan, "losses": losses,
+        "steps": ex.steps, "swaps_in": st.swaps_in, "swaps_out": st.swaps_out,
+        "bytes_swapped_in": st.bytes_swapped_in, "bytes_swapped_out": st.bytes_swapped_out,
+        "arena_bytes": st.arena_bytes,
+        "step_us_median": us[len(us) // 2] if us else None,
+        "step_us_p99": us[min(len(us) - 1, int(math.ceil(0.99 * len(us))) - 1)] if us else None,
+        "checked": bool(args.check), "iterations_run": len(losses)})
+    ex.session.close()
+    return report

@@ -210,15 +210,21 @@ static const conv_case_t conv_cases[] = {
 };
 #define N_CONV_CASES (sizeof conv_cases / sizeof conv_cases[0])
 
-static rx_win_t conv_win(const conv_case_t *c) {
-  rx_win_t w = {.groups = c->groups};
+/* A 2-d window from per-axis kernel, stride, padding and dilation. */
+static rx_win_t make_win(const int64_t k[2], const int64_t s[2], const int64_t p[2],
+                         const int64_t d[2], int64_t groups) {
+  rx_win_t w = {.groups = groups};
   for (int a = 0; a < 2; a++) {
-    w.k[a] = c->k[a];
-    w.s[a] = c->s[a];
-    w.p[a] = c->p[a];
-    w.d[a] = c->d[a];
+    w.k[a] = k[a];
+    w.s[a] = s[a];
+    w.p[a] = p[a];
+    w.d[a] = d[a];
   }
   return w;
+}
+
+static rx_win_t conv_win(const conv_case_t *c) {
+  return make_win(c->k, c->s, c->p, c->d, c->groups);
 }
 
 static void test_grad_conv(void) {
@@ -284,14 +290,7 @@ static const pool_case_t pool_cases[] = {
 };
 
 static rx_win_t pool_win(const pool_case_t *c) {
-  rx_win_t w = {.groups = 1};
-  for (int a = 0; a < 2; a++) {
-    w.k[a] = c->k[a];
-    w.s[a] = c->s[a];
-    w.p[a] = c->p[a];
-    w.d[a] = c->d[a];
-  }
-  return w;
+  return make_win(c->k, c->s, c->p, c->d, 1);
 }
 
 static void test_grad_pool(void) {

@@ -335,8 +335,11 @@ class Executor:
             for r, _ in _pair_results(o["call"]["results"], o["call"]["results"], []):
                 if r["tensor"] == self.loss_id and self.loss_id is not None:
                     self.loss_geom = r
-        self.watch = set()  # graph tensor ids whose bytes are kept after each write
+        # graph tensor ids whose bytes are kept after each write: the loss, and with
+        # --check the gradients (run() adds them)
+        self.watch = {self.loss_id} - {None}
         self.snap = {}
+        self.prepared = {}  # graph op id -> (ATen overload, tensor ids its call reads)
         self.step_us = []
         self.steps = 0
 
@@ -415,12 +418,15 @@ class Executor:
             a, n = where[tid]
             return alias(a, n, rec, f"op {go['id']} tensor {tid}")
 
-        func = _overload(call["overload"])
+        prep = self.prepared.get(go["id"])
+        if prep is None:  # the overload and the tensors the call reads: once per op
+            reads = _tensor_ids(call["args"], set())
+            prep = self.prepared[go["id"]] = (_overload(call["overload"]),
+                                              _tensor_ids(call["kwargs"], reads))
+        func, reads = prep
         args = _decode(call["args"], resolve)
         kwargs = {k: _decode(v, resolve) for k, v in call["kwargs"].items()}
         out = func(*args, **kwargs)
-        reads = _tensor_ids(call["args"], set())
-        _tensor_ids(call["kwargs"], reads)
         pairs = _pair_results(call["results"], out, [])
         for k, (rec, val) in enumerate(pairs):
             tid = rec["tensor"]
@@ -441,9 +447,6 @@ class Executor:
             if tid in self.watch and tid in where:
                 a, n = where[tid]
                 self.snap[tid] = ctypes.string_at(a, n)
-        if self.loss_id is not None and self.loss_id in where and self.loss_id in go["outputs"]:
-            a, n = where[self.loss_id]
-            self.snap[self.loss_id] = ctypes.string_at(a, n)
 
     def iteration(self, check_op=None):
         self.snap = {}
@@ -465,8 +468,7 @@ class Executor:
     def loss(self):
         if self.loss_id is None or self.loss_geom is None:
             return None
-        v = self.tensor_value(self.loss_id, self.loss_geom)
-        return v
+        return self.tensor_value(self.loss_id, self.loss_geom)
 
 
 # --------------------------------------------------------------------------- the check
@@ -545,7 +547,7 @@ def run(args, log):
             rng_after = torch.get_rng_state()
             compare_sequences(graph, rec, it)
             torch.set_rng_state(rng)
-            ex.watch = {g for g in grad_ids.values() if g is not None}
+            ex.watch |= {g for g in grad_ids.values() if g is not None}
 
             def check_op(go, out, _rec=rec, _it=it):
                 if go["type"] in UNINITIALISED:  # whatever bytes the memory held

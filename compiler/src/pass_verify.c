@@ -56,6 +56,7 @@ typedef struct vctx {
   uint32_t *host_first_out; /* [host_block_count] first swap-out writing the host block */
   uint32_t *host_last_out;  /* [host_block_count] */
   uint32_t *host_last_in;   /* [host_block_count] last swap-in reading the host block */
+  uint32_t *home;           /* [tensor_count] the PERSISTENT host block of a homed tensor */
   sfc_verify_stats_t stats;
 } vctx_t;
 
@@ -380,9 +381,10 @@ static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_bloc
     else if (!ext && device && x->bytes < t->bytes)
       st = fail(c, "%s[%u] (tensor %u \"%s\"): %" PRIu64 " bytes hold a %" PRIu64 "-byte tensor",
                 what, b, x->tensor, name, x->bytes, t->bytes);
-    if (st != SFC_OK || !device)
+    if (st != SFC_OK)
       continue;
     bool keep = x->flags & SFC_BLOCK_PERSISTENT, persistent = t->flags & SFC_TENSOR_PERSISTENT;
+    uint32_t at_home = c->home[x->tensor];
     if (keep && (x->first_step != 0 || x->last_step + 1 != v->step_count))
       st = fail(c,
                 "%s[%u] (tensor %u \"%s\"): persistent, so it must live over every step, not "
@@ -391,6 +393,22 @@ static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_bloc
     else if (keep && !persistent)
       st = fail(c, "%s[%u] (tensor %u \"%s\"): a persistent block of a tensor that is not", what, b,
                 x->tensor, name);
+    else if (!device && keep && (t->flags & SFC_TENSOR_EXTERNAL))
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): an external tensor's home is framework memory, not "
+                "a persistent host block",
+                what, b, x->tensor, name);
+    else if (!device && keep && at_home != b)
+      st = fail(c, "tensor %u \"%s\" has two homes (%s[%u] and %s[%u])", x->tensor, name, what,
+                at_home, what, b);
+    else if (!device)
+      continue;
+    else if (persistent && at_home != NONE && keep)
+      st =
+          fail(c, "%s[%u] (tensor %u \"%s\"): persistent, but the tensor's home is HOST_BLOCKS[%u]",
+               what, b, x->tensor, name, at_home);
+    else if (persistent && at_home != NONE)
+      continue; /* a residency of a tensor homed on the host: any number of them */
     else if (persistent && !keep && !ext)
       st = fail(c,
                 "%s[%u] (tensor %u \"%s\"): the tensor is persistent but its block is not: its "
@@ -917,17 +935,31 @@ static sfc_status_t check_swap_records(vctx_t *c) {
 static sfc_status_t check_copy_order(vctx_t *c) {
   const sfc_plan_view_t *v = c->v;
   node_t *writer = malloc((v->block_count ? v->block_count : 1) * sizeof *writer);
-  if (!writer)
+  uint32_t *dirty = malloc((v->block_count ? v->block_count : 1) * sizeof *dirty);
+  if (!writer || !dirty) {
+    free(writer);
+    free(dirty);
     return no_memory(c);
-  for (uint32_t b = 0; b < v->block_count; b++)
+  }
+  for (uint32_t b = 0; b < v->block_count; b++) {
     writer[b] = (node_t){NONE, NONE};
+    dirty[b] = NONE; /* the step that wrote it since its last copy */
+  }
   sfc_status_t st = SFC_OK;
   uint32_t j = 0;
   for (uint32_t k = 0; k <= v->step_count && st == SFC_OK; k++) {
     for (; j < v->swap_count && v->swaps[j].issue_step == k && st == SFC_OK; j++) {
       const sfc_plan_swap_t *w = &v->swaps[j];
       node_t me = {SFC_NODE_SWAP, j};
-      uint32_t b = w->device_block, h = w->host_block;
+      uint32_t b = w->device_block, h = w->host_block, home = c->home[w->tensor];
+      dirty[b] = NONE;
+      if (home != NONE && h != home) {
+        st = fail(c,
+                  "swap %u of tensor %u \"%s\" goes through HOST_BLOCKS[%u], not its home "
+                  "HOST_BLOCKS[%u]",
+                  j, w->tensor, tname(c, w->tensor), h, home);
+        break;
+      }
       if (w->direction == SFC_SWAP_OUT) {
         if (writer[b].kind != NONE)
           st = require_hb(c, writer[b], me, "the tensor must be written before it is copied out");
@@ -942,7 +974,9 @@ static sfc_status_t check_copy_order(vctx_t *c) {
           c->host_first_out[h] = j;
         c->host_last_out[h] = j;
       } else {
-        if (c->host_last_out[h] == NONE)
+        if (c->host_last_out[h] == NONE && home != NONE)
+          ; /* the home holds the tensor since the last iteration */
+        else if (c->host_last_out[h] == NONE)
           st = fail(c,
                     "swap-in %u of tensor %u \"%s\" reads HOST_BLOCKS[%u], which no earlier "
                     "swap-out wrote",
@@ -963,9 +997,20 @@ static sfc_status_t check_copy_order(vctx_t *c) {
         st = require_hb(c, (node_t){SFC_NODE_SWAP, c->last_out[b]}, (node_t){SFC_NODE_STEP, k},
                         "a swap-out may still be reading the block it writes");
       writer[b] = (node_t){SFC_NODE_STEP, k};
+      dirty[b] = k;
     }
   }
+  /* 56: what a step wrote into a homed tensor's residency goes home */
+  for (uint32_t b = 0; b < v->block_count && st == SFC_OK; b++) {
+    uint32_t t = v->blocks[b].tensor;
+    if (dirty[b] != NONE && c->home[t] != NONE)
+      st = fail(c,
+                "step %u writes BLOCKS[%u] (tensor %u \"%s\") and no swap-out after it takes the "
+                "write to its home HOST_BLOCKS[%u]: the update would be lost",
+                dirty[b], b, t, tname(c, t), c->home[t]);
+  }
   free(writer);
+  free(dirty);
   return st;
 }
 
@@ -1139,10 +1184,23 @@ sfc_status_t sfc_verify_plan(const sfc_plan_view_t *v, bool check_budget,
   SFC_TRY(check_block_refs(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count));
   SFC_TRY(check_schedule_refs(&c));
   SFC_TRY(check_header(&c));
-  SFC_TRY(check_arena(&c, "BLOCKS", v->blocks, v->block_count, v->header.arena_bytes,
-                      v->header.alignment, true));
-  SFC_TRY(check_arena(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
-                      v->header.host_arena_bytes, 1, false));
+  c.home = malloc((v->tensor_count + 1u) * sizeof *c.home);
+  if (!c.home)
+    return no_memory(&c);
+  for (uint32_t t = 0; t < v->tensor_count; t++)
+    c.home[t] = NONE;
+  for (uint32_t h = v->host_block_count; h-- > 0;) /* 1.3: a persistent tensor's home */
+    if (v->host_blocks[h].flags & SFC_BLOCK_PERSISTENT)
+      c.home[v->host_blocks[h].tensor] = h;
+  sfc_status_t st0 = check_arena(&c, "BLOCKS", v->blocks, v->block_count, v->header.arena_bytes,
+                                 v->header.alignment, true);
+  if (st0 == SFC_OK)
+    st0 = check_arena(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
+                      v->header.host_arena_bytes, 1, false);
+  if (st0 != SFC_OK) {
+    free(c.home);
+    return st0;
+  }
 
   size_t nb = v->block_count + 1u, nh = v->host_block_count + 1u;
   size_t ns = v->step_count + 1u, nw = v->swap_count + 1u;
@@ -1190,6 +1248,7 @@ done:
   free(c.swap_seq);
   free(per_block);
   free(per_host);
+  free(c.home);
   return st;
 }
 

@@ -176,6 +176,21 @@ void sfcrt_session_destroy(sfcrt_session_t *session);
 sfc_status_t sfcrt_session_bind(sfcrt_session_t *session, uint32_t tensor, void *ptr,
                                 uint64_t bytes, sfc_error_t *err);
 
+/* Where a persistent (not external) tensor keeps its value between iterations: its
+ * home. *out_where is SFCRT_HOME_DEVICE (its PERSISTENT device block: a device pointer
+ * on cuda, an arena address on host) or SFCRT_HOME_HOST (plan 1.3: its PERSISTENT host
+ * block in the pinned staging arena; the plan brings it to the device before each use
+ * and takes every update back). The framework writes the tensor's initial value there
+ * before the first iteration_begin and reads the trained value there after
+ * iteration_end; steps see only the residencies. *out_ptr is NULL on sim. Allowed
+ * whenever no iteration is running (SFC_ERR_STATE otherwise); SFC_ERR_INVALID_ARGUMENT
+ * for a tensor out of range, not persistent, external (framework memory is its home)
+ * or without a block (unused). */
+#define SFCRT_HOME_DEVICE 0
+#define SFCRT_HOME_HOST   1
+sfc_status_t sfcrt_session_home(sfcrt_session_t *session, uint32_t tensor, void **out_ptr,
+                                int *out_where, sfc_error_t *err);
+
 /* The index of the tensor called `name`, or SFC_PLAN_NONE. */
 uint32_t sfcrt_session_find_tensor(const sfcrt_session_t *session, const char *name);
 

@@ -146,6 +146,8 @@ def library():
                                                 E]),
         "sfcrt_session_destroy": (None, [S]),
         "sfcrt_session_bind": (ctypes.c_int, [S, ctypes.c_uint32, P, ctypes.c_uint64, E]),
+        "sfcrt_session_home": (ctypes.c_int, [S, ctypes.c_uint32, ctypes.POINTER(P),
+                                              ctypes.POINTER(ctypes.c_int), E]),
         "sfcrt_session_find_tensor": (ctypes.c_uint32, [S, ctypes.c_char_p]),
         "sfcrt_iteration_begin": (ctypes.c_int, [S, E]),
         "sfcrt_step_next": (ctypes.c_int, [S, ctypes.POINTER(ctypes.POINTER(_Step)), E]),
@@ -354,6 +356,19 @@ class Session:
         err = _Error()
         _check(library().sfcrt_session_bind(self._s, tensor, ctypes.c_void_p(address), nbytes,
                                             ctypes.byref(err)), err)
+
+    def home(self, tensor):
+        """Where a persistent tensor (index or name) keeps its value between iterations:
+        (address, "device" or "host"); the address is None on sim. Write its initial
+        value there before the first iteration, read the trained value after one."""
+        if isinstance(tensor, str):
+            name, tensor = tensor, self.find_tensor(tensor)
+            if tensor is None:
+                raise Error(1, f"home: the plan has no tensor called '{name}'")
+        err, ptr, where = _Error(), ctypes.c_void_p(), ctypes.c_int()
+        _check(library().sfcrt_session_home(self._s, tensor, ctypes.byref(ptr),
+                                            ctypes.byref(where), ctypes.byref(err)), err)
+        return ptr.value, ("host" if where.value == 1 else "device")
 
     def begin(self):
         err = _Error()

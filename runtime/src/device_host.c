@@ -415,6 +415,8 @@ static sfc_status_t host_host_alloc(void *self, uint64_t bytes, sfc_error_t *err
                          "host: out of memory: cannot allocate a staging arena of %llu bytes",
                          (unsigned long long)bytes);
   d->harena_bytes = (size_t)bytes;
+  if (d->integrity) /* the framework's part: persistent tensors start in their homes */
+    sfcrt_integrity_fill_homes(&d->check, d->harena);
   return SFC_OK;
 }
 

@@ -180,6 +180,19 @@ static void diagnose(const sfcrt_integrity_t *g, uint64_t tag, uint32_t t, uint6
   snprintf(buf, n, "overwritten: overlap, early reuse of the block or a missing wait");
 }
 
+void sfcrt_integrity_fill_homes(sfcrt_integrity_t *g, void *harena) {
+  const sfc_plan_view_t *v = g->plan;
+  for (uint32_t h = 0; h < v->host_block_count && harena; h++) {
+    const sfc_plan_block_t *b = &v->host_blocks[h];
+    if (!(b->flags & SFC_BLOCK_PERSISTENT))
+      continue;
+    uint64_t bytes = v->tensors[b->tensor].bytes; /* a home holds the whole tensor */
+    sfcrt_pattern_fill((uint8_t *)harena + b->offset, bytes, b->tensor, 0);
+    g->version[b->tensor] = 0;
+  }
+  g->harena = harena;
+}
+
 sfc_status_t sfcrt_integrity_check_step(sfcrt_integrity_t *g, uint64_t tag, uint32_t k,
                                         void *const *ptrs, sfc_error_t *err) {
   const sfc_plan_view_t *v = g->plan;
@@ -237,8 +250,27 @@ void sfcrt_integrity_fill_step(sfcrt_integrity_t *g, uint64_t tag, uint32_t k, v
   }
 }
 
+/* At iteration end: the bytes at p (`where`: "block 3", "its home (host block 1)")
+ * hold tensor t's current version. */
+static sfc_status_t check_end_bytes(sfcrt_integrity_t *g, uint64_t tag, uint32_t t, const void *p,
+                                    uint64_t bytes, const char *where, sfc_error_t *err) {
+  uint64_t found = 0, expected = 0;
+  uint64_t off = sfcrt_pattern_check(p, bytes, t, g->version[t], &found, &expected);
+  if (off == SFCRT_PATTERN_OK)
+    return SFC_OK;
+  char why[160];
+  diagnose(g, tag, t, bytes, off, found, why, sizeof why);
+  return sfc_error_set(err, SFC_ERR_INTEGRITY,
+                       "integrity: iteration %llu end: tensor %u '%s' (%s) byte %llu of %llu: "
+                       "found 0x%016llx, expected 0x%016llx: %s",
+                       (unsigned long long)(tag - 1), t, tensor_name(g, t), where,
+                       (unsigned long long)off, (unsigned long long)bytes,
+                       (unsigned long long)found, (unsigned long long)expected, why);
+}
+
 sfc_status_t sfcrt_integrity_check_end(sfcrt_integrity_t *g, uint64_t tag, sfc_error_t *err) {
   const sfc_plan_view_t *v = g->plan;
+  char where[64];
   for (uint32_t t = 0; t < v->tensor_count; t++) {
     if (!g->last_ptr[t] || g->version[t] == SFCRT_VERSION_NONE)
       continue;
@@ -248,18 +280,17 @@ sfc_status_t sfcrt_integrity_check_end(sfcrt_integrity_t *g, uint64_t tag, sfc_e
     if (!(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL)) &&
         b->last_step + 1 < v->step_count)
       continue;
-    uint64_t found = 0, expected = 0, bytes = held_bytes(v, g->last_block[t]);
-    uint64_t off = sfcrt_pattern_check(g->last_ptr[t], bytes, t, g->version[t], &found, &expected);
-    if (off != SFCRT_PATTERN_OK) {
-      char why[160];
-      diagnose(g, tag, t, bytes, off, found, why, sizeof why);
-      return sfc_error_set(err, SFC_ERR_INTEGRITY,
-                           "integrity: iteration %llu end: tensor %u '%s' (block %u) byte %llu of "
-                           "%llu: found 0x%016llx, expected 0x%016llx: %s",
-                           (unsigned long long)(tag - 1), t, tensor_name(g, t), g->last_block[t],
-                           (unsigned long long)off, (unsigned long long)bytes,
-                           (unsigned long long)found, (unsigned long long)expected, why);
-    }
+    snprintf(where, sizeof where, "block %u", g->last_block[t]);
+    SFC_TRY(
+        check_end_bytes(g, tag, t, g->last_ptr[t], held_bytes(v, g->last_block[t]), where, err));
+  }
+  for (uint32_t h = 0; h < v->host_block_count && g->harena; h++) {
+    const sfc_plan_block_t *b = &v->host_blocks[h];
+    if (!(b->flags & SFC_BLOCK_PERSISTENT) || g->version[b->tensor] == SFCRT_VERSION_NONE)
+      continue;
+    snprintf(where, sizeof where, "its home, host block %u", h);
+    SFC_TRY(check_end_bytes(g, tag, b->tensor, (const uint8_t *)g->harena + b->offset,
+                            v->tensors[b->tensor].bytes, where, err));
   }
   return SFC_OK;
 }

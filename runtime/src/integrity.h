@@ -39,12 +39,18 @@ typedef struct sfcrt_integrity {
   uint64_t *version;    /* [tensor_count] */
   void **last_ptr;      /* [tensor_count] where the tensor was last produced or read */
   uint32_t *last_block; /* [tensor_count] the device block of last_ptr */
+  void *harena;         /* the host arena holding the homes (fill_homes), or NULL */
 } sfcrt_integrity_t;
 
 /* Allocates the tables (every version SFCRT_VERSION_NONE). On failure frees them. */
 sfc_status_t sfcrt_integrity_init(sfcrt_integrity_t *g, const sfc_plan_view_t *plan,
                                   const sfc_allocator_t *alloc, sfc_error_t *err);
 void sfcrt_integrity_deinit(sfcrt_integrity_t *g); /* zeroed or initialised struct */
+
+/* Plays the framework that initialises the persistent tensors homed on the host
+ * (plan 1.3: a PERSISTENT host block): fills each home at harena + its offset with the
+ * tensor's version 0, which its first swap-in brings to the device. */
+void sfcrt_integrity_fill_homes(sfcrt_integrity_t *g, void *harena);
 
 /* Step `step` of the iteration with tag `tag` is about to run with operand pointers
  * ptrs (inputs, outputs, temps): checks every input. SFC_ERR_INTEGRITY with the
@@ -58,7 +64,8 @@ void sfcrt_integrity_fill_step(sfcrt_integrity_t *g, uint64_t tag, uint32_t step
                                void *const *ptrs);
 
 /* At iteration end: every persistent or output tensor still resident (its last block
- * persistent, external or live at the last step) holds its last version. */
+ * persistent, external or live at the last step) holds its last version, and so does
+ * every home (the queues have drained). */
 sfc_status_t sfcrt_integrity_check_end(sfcrt_integrity_t *g, uint64_t tag, sfc_error_t *err);
 
 #endif /* SFCRT_INTEGRITY_H */

@@ -76,6 +76,7 @@ typedef struct vctx {
   uint32_t *first_rd;  /* [block_count] 1: its first step reads it */
   uint32_t *acc;       /* [tensor_count] the BACKWARD segment + 1 that last accumulated it */
   uint32_t *h_first_out, *h_last_out, *h_last_in; /* [host_block_count] swaps, NONE */
+  uint32_t *home; /* [tensor_count] the PERSISTENT host block of a homed tensor, NONE */
 } vctx_t;
 
 static sfc_status_t oom(vctx_t *c, size_t bytes) {
@@ -507,7 +508,8 @@ static sfc_status_t check_partial(vctx_t *c, const char *d, const sfc_plan_block
   return SFC_OK;
 }
 
-/* 15-17, 20-29 for one arena; persistent[t] = the device block of persistent tensor t. */
+/* 15-17, 20-29 for one arena; persistent[t] = the device block of persistent tensor t
+ * (c->home[t]: its PERSISTENT host block, when it has one). */
 static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_plan_block_t *blocks,
                                         uint32_t n, uint64_t arena, int device,
                                         uint32_t *persistent) {
@@ -556,8 +558,6 @@ static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_pl
     }
     VERIFY(!(t->flags & SFC_TENSOR_UNUSED),
            "%s: the tensor is UNUSED (touched by no op) but has a block", d);
-    if (!device)
-      continue;
     if (b->flags & SFC_BLOCK_PERSISTENT) {
       VERIFY(b->first_step == 0 && b->last_step == v->step_count - 1,
              "%s: PERSISTENT but live only at steps %" PRIu32 "..%" PRIu32 " (must be 0..%" PRIu32
@@ -566,7 +566,23 @@ static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_pl
       VERIFY(t->flags & SFC_TENSOR_PERSISTENT,
              "%s: PERSISTENT but the tensor is not (its contents would outlive it)", d);
     }
-    if (t->flags & SFC_TENSOR_PERSISTENT) {
+    if (!device) {
+      if (b->flags & SFC_BLOCK_PERSISTENT) { /* 1.3: the tensor's home */
+        VERIFY(!(t->flags & SFC_TENSOR_EXTERNAL),
+               "%s: PERSISTENT host block of an EXTERNAL tensor (framework memory is its home)", d);
+        VERIFY(c->home[b->tensor] == i,
+               "%s: a second PERSISTENT host block of tensor %" PRIu32 " (HOST_BLOCKS[%" PRIu32
+               "] is its home; a persistent tensor has one)",
+               d, b->tensor, c->home[b->tensor]);
+      }
+      continue;
+    }
+    if ((t->flags & SFC_TENSOR_PERSISTENT) && c->home[b->tensor] != NONE) {
+      VERIFY(!(b->flags & SFC_BLOCK_PERSISTENT),
+             "%s: PERSISTENT, but the tensor's home is HOST_BLOCKS[%" PRIu32
+             "] (a persistent tensor has one home)",
+             d, c->home[b->tensor]);
+    } else if (t->flags & SFC_TENSOR_PERSISTENT) {
       VERIFY(b->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL),
              "%s: the tensor is PERSISTENT but the block is not (its contents must survive to the "
              "next iteration)",
@@ -1112,8 +1128,9 @@ static sfc_status_t check_blocks_flow(vctx_t *c) {
   return SFC_OK;
 }
 
-/* 51-53, in issue order. last_write[b]: the node that last wrote device block b. */
-static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write) {
+/* 51-53, 56, in issue order. last_write[b]: the node that last wrote device block b;
+ * dirty[b]: the step that wrote it since its last swap (NONE: none did). */
+static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write, uint32_t *dirty) {
   const sfc_plan_view_t *v = c->v;
   uint32_t n = v->step_count, i = 0;
   for (uint32_t k = 0; k <= n; k++) {
@@ -1121,8 +1138,15 @@ static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write) {
       const sfc_plan_swap_t *w = &v->swaps[i];
       uint32_t b = w->device_block, h = w->host_block, x = n + i;
       const sfc_plan_block_t *db = &v->blocks[b];
+      uint32_t home = c->home[w->tensor];
+      VERIFY(home == NONE || h == home,
+             "SWAPS[%" PRIu32 "]: a swap of tensor %" PRIu32 " through HOST_BLOCKS[%" PRIu32
+             "], but its home is HOST_BLOCKS[%" PRIu32 "] (a homed tensor moves only to and from "
+             "its home)",
+             i, w->tensor, h, home);
       if (w->direction == SFC_SWAP_OUT) {
         uint32_t wr = last_write[b];
+        dirty[b] = NONE;
         if (wr == NONE)
           VERIFY(db->flags & (SFC_BLOCK_PERSISTENT | SFC_BLOCK_EXTERNAL),
                  "SWAPS[%" PRIu32 "]: swap-out of %s before anything wrote it", i,
@@ -1143,9 +1167,11 @@ static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write) {
         c->h_last_out[h] = i;
       } else {
         uint32_t wr = c->h_last_out[h];
-        VERIFY(wr != NONE, "SWAPS[%" PRIu32 "]: swap-in from %s, which no swap-out wrote before it",
-               i, bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]));
-        VERIFY(hb(c, n + wr, x),
+        VERIFY(wr != NONE || home != NONE,
+               "SWAPS[%" PRIu32 "]: swap-in from %s, which no swap-out wrote before it", i,
+               bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]));
+        dirty[b] = NONE;
+        VERIFY(wr == NONE || hb(c, n + wr, x),
                "SWAPS[%" PRIu32 "]: swap-in does not wait for SWAPS[%" PRIu32
                "], the swap-out that wrote %s",
                i, wr, bdesc(c, 0, "HOST_BLOCKS", h, &v->host_blocks[h]));
@@ -1165,7 +1191,17 @@ static sfc_status_t check_copies(vctx_t *c, uint32_t *last_write) {
              "], a swap-out that may still read it",
              k, bdesc(c, 0, "BLOCKS", b, &v->blocks[b]), out);
       last_write[b] = k;
+      dirty[b] = k;
     }
+  }
+  /* 56: a homed tensor's writes go home before the iteration ends (and before the
+   * next residency's swap-in, which 52 orders after the swap-out) */
+  for (uint32_t b = 0; b < v->block_count; b++) {
+    uint32_t t = v->blocks[b].tensor;
+    VERIFY(dirty[b] == NONE || c->home[t] == NONE,
+           "STEPS[%" PRIu32 "] writes %s, but no swap-out after it carries the write to the "
+           "tensor's home HOST_BLOCKS[%" PRIu32 "]: the update would be lost",
+           dirty[b], bdesc(c, 0, "BLOCKS", b, &v->blocks[b]), c->home[t]);
   }
   return SFC_OK;
 }
@@ -1356,7 +1392,7 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
   /* every per-record table of the semantic checks, in one allocation */
   size_t nodes = (size_t)v->step_count + v->swap_count, nb = v->block_count;
   size_t nh = v->host_block_count, nt = v->tensor_count;
-  size_t words = 3 * nodes + v->swap_count + 6 * nb + 3 * nh + 2 * nt;
+  size_t words = 3 * nodes + v->swap_count + 7 * nb + 3 * nh + 3 * nt;
   size_t bytes = (words ? words : 1) * sizeof(uint32_t);
   uint32_t *mem = sfc_alloc(alloc, bytes);
   if (!mem)
@@ -1375,12 +1411,17 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
   c.h_last_in = c.h_last_out + nh;
   uint32_t *persistent = c.h_last_in + nh;
   c.acc = persistent + nt;
+  c.home = c.acc + nt;
+  uint32_t *dirty = c.home + nt;
   for (size_t i = 0; i < nb; i++)
-    c.fill[i] = c.first_use[i] = c.last_out[i] = last_write[i] = NONE;
+    c.fill[i] = c.first_use[i] = c.last_out[i] = last_write[i] = dirty[i] = NONE;
   for (size_t i = 0; i < nh; i++)
     c.h_first_out[i] = c.h_last_out[i] = c.h_last_in[i] = NONE;
   for (size_t i = 0; i < nt; i++)
-    persistent[i] = NONE;
+    persistent[i] = c.home[i] = NONE;
+  for (uint32_t i = v->host_block_count; i-- > 0;) /* the first PERSISTENT host block */
+    if (v->host_blocks[i].flags & SFC_BLOCK_PERSISTENT)
+      c.home[v->host_blocks[i].tensor] = i;
 
   sfc_status_t s = check_header(&c);
   if (s == SFC_OK)
@@ -1406,7 +1447,7 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
     s = check_blocks_flow(&c);
   }
   if (s == SFC_OK)
-    s = check_copies(&c, last_write);
+    s = check_copies(&c, last_write, dirty);
   if (s == SFC_OK)
     s = check_reuse(&c, 0);
   if (s == SFC_OK)

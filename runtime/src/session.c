@@ -283,6 +283,51 @@ sfc_status_t sfcrt_session_bind(sfcrt_session_t *s, uint32_t tensor, void *ptr, 
   return SFC_OK;
 }
 
+sfc_status_t sfcrt_session_home(sfcrt_session_t *s, uint32_t tensor, void **out_ptr, int *out_where,
+                                sfc_error_t *err) {
+  sfc_error_t local;
+  if (!err)
+    err = &local;
+  sfc_error_clear(err);
+  if (out_ptr)
+    *out_ptr = NULL;
+  if (!s || !out_ptr || !out_where)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "home: session or output is NULL");
+  if (s->state == SFCRT_STATE_FAILED) {
+    *err = s->failure;
+    return s->failure.status;
+  }
+  if (s->state != SFCRT_STATE_IDLE)
+    return sfc_error_set(err, SFC_ERR_STATE, "home: an iteration is running");
+  const sfc_plan_view_t *v = s->plan;
+  if (tensor >= v->tensor_count)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "home: tensor %u out of range (%u tensors)",
+                         tensor, v->tensor_count);
+  const sfc_plan_tensor_t *t = &v->tensors[tensor];
+  const char *name = sfc_plan_string(v, t->name);
+  if (!(t->flags & SFC_TENSOR_PERSISTENT) || (t->flags & SFC_TENSOR_EXTERNAL))
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                         "home: tensor %u '%s' is %s: only a persistent tensor placed by the plan "
+                         "has a home",
+                         tensor, name,
+                         (t->flags & SFC_TENSOR_EXTERNAL) ? "external (bound to framework memory)"
+                                                          : "not persistent");
+  for (uint32_t h = 0; h < v->host_block_count; h++)
+    if (v->host_blocks[h].tensor == tensor && (v->host_blocks[h].flags & SFC_BLOCK_PERSISTENT)) {
+      *out_ptr = s->dev->host_block_address(s->self, h);
+      *out_where = SFCRT_HOME_HOST;
+      return SFC_OK;
+    }
+  for (uint32_t b = 0; b < v->block_count; b++)
+    if (v->blocks[b].tensor == tensor && (v->blocks[b].flags & SFC_BLOCK_PERSISTENT)) {
+      *out_ptr = s->dev->block_address(s->self, b);
+      *out_where = SFCRT_HOME_DEVICE;
+      return SFC_OK;
+    }
+  return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT,
+                       "home: tensor %u '%s' has no block (no step uses it)", tensor, name);
+}
+
 uint32_t sfcrt_session_find_tensor(const sfcrt_session_t *s, const char *name) {
   if (!s || !name)
     return SFC_PLAN_NONE;

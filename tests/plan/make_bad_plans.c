@@ -160,6 +160,58 @@ static void chain3(pb_t *b) {
   pb_simple_chain(b, 3);
 }
 
+/* 1.3: a parameter w homed on the host. Step 0 reads x and w, step 1 updates w in
+ * place; w's residency is swapped in from its home before step 0 and swapped out to
+ * it after step 1 (no swap-out with `lost`). */
+static void home_plan(pb_t *b, int lost) {
+  uint32_t x = pb_tensor(b, "x", 256, SFC_KIND_INPUT);
+  uint32_t w = pb_tensor(b, "w", 256, SFC_KIND_PARAM);
+  uint32_t y = pb_tensor(b, "y", 256, SFC_KIND_ACTIVATION);
+  uint32_t fwd = pb_op(b, "fwd", PB_LIST(x, w), PB_LIST(y));
+  uint32_t upd = pb_op(b, "update", PB_LIST(w, y), PB_LIST(w));
+  uint32_t X = pb_block(b, x, 0, 256, 0, 1, SFC_BLOCK_PERSISTENT);
+  uint32_t W = pb_block(b, w, 256, 256, 0, 1, SFC_BLOCK_SWAPPED_IN);
+  uint32_t Y = pb_block(b, y, 512, 256, 0, 1, 0);
+  uint32_t H = pb_host_block(b, w, 0, 256, 0, 1);
+  pb_host_block_at(b, H)->flags = SFC_BLOCK_PERSISTENT;
+  uint32_t in = pb_swap(b, SFC_SWAP_IN, W, H, 0);
+  uint32_t s0 = pb_step(b, fwd, PB_LIST(X, W, Y));
+  uint32_t s1 = pb_step(b, upd, PB_LIST(W, Y, W));
+  pb_dep(b, SFC_NODE_STEP, s0, SFC_NODE_SWAP, in);
+  if (!lost) {
+    uint32_t out = pb_swap(b, SFC_SWAP_OUT, W, H, 2);
+    pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s1);
+  }
+  pb_fit_arenas(b);
+  pb_header(b)->budget_bytes = 768;
+}
+static void home_example(pb_t *b) {
+  home_plan(b, 0);
+}
+static void home_lost(pb_t *b) {
+  home_plan(b, 1);
+}
+/* 23: the home lives only from step 1 */
+static void i_home_short(pb_t *b) {
+  pb_host_block_at(b, 0)->first_step = 1;
+}
+/* 24: w's residency is PERSISTENT too: two homes, one on each side */
+static void i_home_device_persistent(pb_t *b) {
+  pb_block_at(b, 1)->flags |= SFC_BLOCK_PERSISTENT;
+}
+/* 25: a second PERSISTENT host block of w */
+static void i_two_homes(pb_t *b) {
+  pb_host_block(b, 1, 256, 256, 0, 1);
+  pb_host_block_at(b, 1)->flags = SFC_BLOCK_PERSISTENT;
+  pb_header(b)->host_arena_bytes = 512;
+}
+/* 56: w's swap-out goes to a staging block, not its home */
+static void i_home_bypassed(pb_t *b) {
+  pb_host_block(b, 1, 256, 256, 0, 1);
+  pb_header(b)->host_arena_bytes = 512;
+  pb_swap_at(b, 1)->host_block = 1;
+}
+
 /* A builder plan made by base, laid out, edited, written with correct CRCs. */
 static void built(const char *dir, const char *name, void (*base)(pb_t *), void (*edit)(pb_t *)) {
   pb_t *b = pb_new();
@@ -507,6 +559,11 @@ int main(int argc, char **argv) {
   built(invalid_dir, "write_during_copy", write_during_copy, NULL);                       /* 53 */
   built(invalid_dir, "reuse_after_swap_out", reuse_after_swap_out, NULL);                 /* 54 */
   built(invalid_dir, "host_reuse_without_wait", host_reuse, NULL);                        /* 55 */
+  built(invalid_dir, "home_short", home_example, i_home_short);                           /* 23 */
+  built(invalid_dir, "home_device_persistent", home_example, i_home_device_persistent);   /* 24 */
+  built(invalid_dir, "two_homes", home_example, i_two_homes);                             /* 25 */
+  built(invalid_dir, "home_write_lost", home_lost, NULL);                                 /* 56 */
+  built(invalid_dir, "home_bypassed", home_example, i_home_bypassed);                     /* 56 */
 
   /* valid seeds for fuzz_plan and the mutant census */
   built(seed_dir, "chain1", chain1, NULL);
@@ -514,5 +571,6 @@ int main(int argc, char **argv) {
   built(seed_dir, "full", pb_example_full, NULL);
   built(seed_dir, "tiled", pb_example_tiled, NULL);
   built(seed_dir, "empty_ranges", chain1, empty_ranges);
+  built(seed_dir, "home", home_example, NULL);
   return 0;
 }

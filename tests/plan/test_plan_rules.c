@@ -1,6 +1,6 @@
 /* test_plan_rules.c — one set of plan rules, two implementations: every file of the
  * rule corpora (tests/data/bad_plans for the reference rules 4-13, invalid_plans for
- * the semantic rules 14-55 of docs/plan-format.md "Invariants") is rejected
+ * the semantic rules 14-56 of docs/plan-format.md "Invariants") is rejected
  *
  *  - by the runtime's loader (sfcrt_plan_load_file): "sfc: " + its message is the
  *    first line of NAME.plan.err (@INPUT@ = the path), with SFC_ERR_VERIFY exactly for
@@ -9,7 +9,7 @@
  *    records, read without the loader (plan_raw_view.h), with the message below.
  *
  * Both must name the rule the file was made to break (make_bad_plans.c). The table
- * also proves coverage: every rule 4-55 has a file, and every file of invalid_plans
+ * also proves coverage: every rule 4-56 has a file, and every file of invalid_plans
  * and every non-structural file of bad_plans has a row. `test_plan_rules --print`
  * lists what both say for every file, to write a new row.
  */
@@ -63,6 +63,12 @@ static const rule_file_t files[] = {
      "BLOCKS[0] (tensor 0 \"x\"): the block is external but the tensor is not"},
     {23, "invalid_plans/persistent_short",
      "BLOCKS[0] (tensor 0 \"x\"): persistent, so it must live over every step, not [0, 1]"},
+    {23, "invalid_plans/home_short",
+     "HOST_BLOCKS[0] (tensor 1 \"w\"): persistent, so it must live over every step, not [1, 1]"},
+    {24, "invalid_plans/home_device_persistent",
+     "BLOCKS[1] (tensor 1 \"w\"): persistent, but the tensor's home is HOST_BLOCKS[0]"},
+    {25, "invalid_plans/two_homes",
+     "tensor 1 \"w\" has two homes (HOST_BLOCKS[0] and HOST_BLOCKS[1])"},
     {24, "invalid_plans/persistent_flag_cleared",
      "BLOCKS[0] (tensor 0 \"x\"): the tensor is persistent but its block is not: its contents "
      "would not survive the iteration"},
@@ -141,6 +147,11 @@ static const rule_file_t files[] = {
     {55, "invalid_plans/host_reuse_without_wait",
      "HOST_BLOCKS[1] (tensor 3 \"c\") reuses bytes of HOST_BLOCKS[0] (tensor 1 \"a\"), but "
      "swap-out 2 of tensor 3 \"c\" does not wait for swap-in 1 of tensor 1 \"a\""},
+    {56, "invalid_plans/home_write_lost",
+     "step 1 writes BLOCKS[1] (tensor 1 \"w\") and no swap-out after it takes the write to its "
+     "home HOST_BLOCKS[0]: the update would be lost"},
+    {56, "invalid_plans/home_bypassed",
+     "swap 1 of tensor 1 \"w\" goes through HOST_BLOCKS[1], not its home HOST_BLOCKS[0]"},
 };
 #define FILES (sizeof files / sizeof files[0])
 
@@ -248,9 +259,9 @@ static int listed(const char *dir, const char *stem) {
   return 0;
 }
 
-/* Every rule 4-55 has a file; every corpus file has a row (or is structural). */
+/* Every rule 4-56 has a file; every corpus file has a row (or is structural). */
 static void test_coverage(void) {
-  for (int rule = 4; rule <= 55; rule++) {
+  for (int rule = 4; rule <= 56; rule++) {
     int found = 0;
     for (size_t i = 0; i < FILES; i++)
       found += files[i].rule == rule;

@@ -226,10 +226,15 @@ static uint32_t stab_query(stab_t *s, const item_t *items, uint32_t k) {
 
 /* ---- gaps ---------------------------------------------------------------------- */
 
+enum { GAP_MID, GAP_HEAD, GAP_TAIL };
+
 typedef struct gap {
   uint32_t tensor;
-  uint32_t use;      /* u0 is the tensor's use `use`, u1 its use `use + 1` */
-  uint32_t u0, u1;   /* u1 - u0 >= 2 */
+  uint32_t use;      /* u0 is the tensor's use `use`, u1 its use `use + 1`; HEAD: UINT32_MAX
+                        (before use 0), TAIL: the last use */
+  uint32_t u0, u1;   /* u1 - u0 >= 2; HEAD: u0 = UINT32_MAX (before step 0), u1 = the first
+                        use >= 1; TAIL: u0 = the last use <= n - 2, u1 = n (no swap-in) */
+  uint8_t end;       /* GAP_*: HEAD and TAIL only for tensors homed on the host */
   uint64_t bytes;    /* the device block's (aligned) */
   uint32_t w_t, r_t; /* time-aware w_out and r_in */
   bool hideable;
@@ -246,6 +251,7 @@ typedef struct sched {
   double *prefix;      /* [n + 1] compute time (us) of steps before k */
   uint32_t *blk;       /* [tensors] its device block, NONE */
   uint32_t *write_pre; /* [n_use_steps + 1] writes among use_steps[0 .. j) */
+  uint8_t *first_acc;  /* [tensors] access bits of its first use step */
   gap_t *gaps;
   uint32_t n_gaps;
   item_t *items;
@@ -254,8 +260,18 @@ typedef struct sched {
   sfc_oset_t chosen; /* chosen gaps keyed by (tensor << 32 | use) */
 } sched_t;
 
-static uint64_t gap_key(const gap_t *g) {
-  return (uint64_t)g->tensor << 32 | g->use;
+/* The first absent step the gap can have (HEAD: step 0). */
+static uint32_t gap_lo(const gap_t *g) {
+  return g->end == GAP_HEAD ? 0 : g->u0 + 1;
+}
+
+/* The first use after the gap's (HEAD: use 0). */
+static uint32_t next_use(const gap_t *g) {
+  return g->end == GAP_HEAD ? 0 : g->use + 1;
+}
+
+static uint64_t gap_key(const gap_t *g) { /* HEAD before the tensor's other gaps */
+  return (uint64_t)g->tensor << 32 | next_use(g);
 }
 
 /* Writes among the tensor's uses [a, b] (indices into its use list). */
@@ -307,7 +323,21 @@ static void place_copies(const sched_t *s, gap_t *g) {
       lat + (cfg->device.d2h_bytes_per_s > 0 ? bytes / cfg->device.d2h_bytes_per_s * 1e6 : 0);
   double t_in =
       lat + (cfg->device.h2d_bytes_per_s > 0 ? bytes / cfg->device.h2d_bytes_per_s * 1e6 : 0);
-  uint32_t a = g->u0 + 1, b = g->u1;
+  uint32_t a = gap_lo(g), b = g->u1;
+  if (g->end == GAP_HEAD) { /* a swap-in only: from the home, before the first use */
+    uint32_t r = last_covering(s, b, 1, b, t_in);
+    g->hideable = r != NONE;
+    g->w_t = 0;
+    g->r_t = r != NONE ? r : 1; /* absent at step 0 only, the rest of the copy stalls */
+    return;
+  }
+  if (g->end == GAP_TAIL) { /* a swap-out only: into the home, after the last use */
+    uint32_t w = first_covering(s, a, a, b - 1, t_out);
+    g->hideable = w != NONE;
+    g->w_t = w != NONE ? w : b - 1;
+    g->r_t = b;
+    return;
+  }
   uint32_t w = first_covering(s, a, a, b - 1, t_out);
   uint32_t r = last_covering(s, b, a, b, t_in);
   g->hideable = w != NONE && r != NONE && r > w;
@@ -326,7 +356,7 @@ static void place_copies(const sched_t *s, gap_t *g) {
 
 /* The gap's current absent steps [*lo, *hi] (empty when *lo > *hi). */
 static void absent(const gap_t *g, uint32_t *lo, uint32_t *hi) {
-  *lo = g->need ? g->w_out : g->u0 + 1;
+  *lo = g->need ? g->w_out : gap_lo(g);
   *hi = g->r_in - 1;
 }
 
@@ -362,8 +392,8 @@ static void drop_swap_out(sched_t *s, gap_t *g) {
   uint32_t lo, hi;
   absent(g, &lo, &hi);
   g->need = false;
-  if (lo > g->u0 + 1)
-    mt_add(&s->live, g->u0 + 1, lo - 1, -(int64_t)g->bytes);
+  if (lo > gap_lo(g))
+    mt_add(&s->live, gap_lo(g), lo - 1, -(int64_t)g->bytes);
   take_item(s, g, ITEM_LEFT);
 }
 
@@ -376,8 +406,11 @@ static void choose(sched_t *s, uint32_t gi, uint32_t w_out, uint32_t r_in) {
     p = SFC_OSET_NONE;
   if (q != SFC_OSET_NONE && s->gaps[q].tensor != g->tensor)
     q = SFC_OSET_NONE;
-  /* The residency before the gap holds uses (p.use + 1 .. use], or [0 .. use] */
-  g->need = writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : s->gaps[p].use + 1, g->use) > 0;
+  /* The residency before the gap holds uses (p.use + 1 .. use], or [0 .. use]; before a
+   * HEAD there is none (the home holds the tensor) */
+  g->need =
+      g->end != GAP_HEAD &&
+      writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : next_use(&s->gaps[p]), g->use) > 0;
   widen(s, g, w_out, r_in);
   g->chosen = true;
   sfc_oset_insert(&s->chosen, key, gi);
@@ -386,7 +419,7 @@ static void choose(sched_t *s, uint32_t gi, uint32_t w_out, uint32_t r_in) {
   if (!g->need)
     take_item(s, g, ITEM_LEFT);
   if (q != SFC_OSET_NONE && s->gaps[q].need &&
-      writes_between(s, g->tensor, g->use + 1, s->gaps[q].use) == 0)
+      writes_between(s, g->tensor, next_use(g), s->gaps[q].use) == 0)
     drop_swap_out(s, &s->gaps[q]);
 }
 
@@ -406,10 +439,11 @@ static bool unchoose(sched_t *s, uint32_t gi, int64_t target) {
   if (mt_max(&s->live, lo, hi) + v > target)
     return false;
   gap_t *x = q == SFC_OSET_NONE ? NULL : &s->gaps[q];
-  bool back = x && !x->need &&
-              writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : s->gaps[p].use + 1, x->use) > 0;
+  bool back =
+      x && !x->need &&
+      writes_between(s, g->tensor, p == SFC_OSET_NONE ? 0 : next_use(&s->gaps[p]), x->use) > 0;
   if (back) {
-    qlo = x->u0 + 1;
+    qlo = gap_lo(x);
     qhi = x->w_out - 1;
     if (mt_max(&s->live, qlo, qhi) + v > target)
       return false;
@@ -458,7 +492,7 @@ static bool prefetch(sched_t *s, int64_t target) {
   if (!keys)
     return false; /* an optimisation: without memory, the swap-ins stay where they are */
   for (uint32_t i = 0; i < s->n_gaps; i++)
-    if (s->gaps[i].chosen)
+    if (s->gaps[i].chosen && s->gaps[i].end != GAP_TAIL) /* a TAIL has no swap-in */
       keys[n++] = (uint64_t)s->gaps[i].u1 << 32 | i;
   qsort(keys, n, sizeof *keys, cmp_u64);
   double next = INFINITY;
@@ -499,7 +533,7 @@ static void apply_item(sched_t *s, uint32_t i) {
   it->taken = true;
   uint32_t w = g->chosen ? g->w_out : g->w_t, r = g->chosen ? g->r_in : g->r_t;
   if (it->kind == ITEM_LEFT)
-    w = g->u0 + 1;
+    w = gap_lo(g);
   else if (it->kind == ITEM_RIGHT)
     r = g->u1;
   if (g->chosen)
@@ -534,10 +568,20 @@ static uint32_t add_item(sched_t *s, uint32_t gi, int kind, uint32_t lo, uint32_
   return s->n_items++;
 }
 
+/* A block whose tensor may leave the device: an activation's or a gradient's, or a
+ * persistent tensor's whole block (its home moves to the host: homed()). */
 static bool is_candidate(const sfc_ir_t *ir, const sfc_block_t *b) {
   sfc_tensor_kind_t kind = ir->graph->tensors[b->tensor].kind;
-  return (kind == SFC_KIND_ACTIVATION || kind == SFC_KIND_GRAD) && b->arena == SFC_ARENA_DEVICE &&
-         !b->placed && !(b->flags & (SFC_BLOCK_PARTIAL | SFC_BLOCK_PERSISTENT)) && b->bytes > 0;
+  if (b->arena != SFC_ARENA_DEVICE || b->placed || b->bytes == 0 ||
+      (b->flags & (SFC_BLOCK_PARTIAL | SFC_BLOCK_EXTERNAL)))
+    return false;
+  if (b->flags & SFC_BLOCK_PERSISTENT)
+    return true;
+  return kind == SFC_KIND_ACTIVATION || kind == SFC_KIND_GRAD;
+}
+
+static bool homed(const sfc_ir_t *ir, const sfc_block_t *b) {
+  return (b->flags & SFC_BLOCK_PERSISTENT) != 0;
 }
 
 static sfc_status_t oom(sfc_error_t *err) {
@@ -578,6 +622,23 @@ static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budg
     return oom(err);
   }
   bool any_partial = sfc_ft_mark_partial(ir, partial) > 0;
+  /* clean[k]: the bytes of persistent tensors used after k that nothing wrote at or
+   * before k: their home holds them, so they leave at k without a swap-out */
+  int64_t *clean = calloc((size_t)n + 1, sizeof *clean);
+  uint32_t *first_write = malloc(((size_t)ir->graph->n_tensors + 1) * sizeof *first_write);
+  if (!clean || !first_write) {
+    free(diff);
+    free(partial);
+    free(clean);
+    free(first_write);
+    return oom(err);
+  }
+  for (uint32_t t = 0; t < ir->graph->n_tensors; t++)
+    first_write[t] = NONE;
+  for (uint32_t k = n; k-- > 0;)
+    for (uint32_t i = 0; i < ir->steps[k].use_count; i++)
+      if (ir->uses[ir->steps[k].use_begin + i].access & SFC_ACCESS_WRITE)
+        first_write[ir->uses[ir->steps[k].use_begin + i].tensor] = k;
   for (uint32_t t = 0; t < ir->graph->n_tensors; t++) {
     const sfc_live_t *l = &ir->live[t];
     if (l->first_step == NONE || l->use_count == 0 || partial[t])
@@ -585,30 +646,38 @@ static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budg
     uint32_t last_use = ir->use_steps[l->use_begin + l->use_count - 1];
     if (last_use > l->first_step) /* live at k and used after k: k in [first, last_use) */
       sfc_sweep_add(diff, l->first_step, last_use - 1, ir->graph->tensors[t].bytes);
+    uint32_t w = first_write[t] < last_use ? first_write[t] : last_use;
+    if ((ir->graph->tensors[t].flags & SFC_TENSOR_PERSISTENT) && w > l->first_step)
+      sfc_sweep_add(clean, l->first_step, w - 1, ir->graph->tensors[t].bytes);
   }
+  free(first_write);
   free(partial);
   if (any_partial) { /* a tile's buffer: its box, over its tile's run */
     bound_ctx_t bc = {ir->graph, diff};
     sfc_status_t st = sfc_ft_partial_runs(ir, bound_run, &bc, err);
     if (st != SFC_OK) {
       free(diff);
+      free(clean);
       return st;
     }
   }
   double d2h = cfg->device.d2h_bytes_per_s, h2d = cfg->device.h2d_bytes_per_s;
-  int64_t x = 0;
+  int64_t x = 0, y = 0;
   for (uint32_t k = 0; k < n; k++) {
     x += diff[k];
+    y += clean[k];
     if ((uint64_t)x <= budget)
       continue;
     double over = (double)((uint64_t)x - budget);
+    double dirty = over > (double)y ? over - (double)y : 0; /* must be copied out first */
     double before = prefix[k] * 1e-6, after = total - before;
-    double out = d2h > 0 ? over / d2h : 0, in = h2d > 0 ? over / h2d : 0;
+    double out = d2h > 0 ? dirty / d2h : 0, in = h2d > 0 ? over / h2d : 0;
     double t = (before > out ? before : out) + (after > in ? after : in);
     if (t > ir->time_bound_s)
       ir->time_bound_s = t;
   }
   free(diff);
+  free(clean);
   return SFC_OK;
 }
 
@@ -642,23 +711,33 @@ static uint32_t *group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t 
  *   swap-in:  issued before r_in, waits for step r_in - 1, for the swap-out that
  *             wrote its host copy and for every swap-out step r_in waits for (their
  *             blocks ended at r_in - 1, so the destination may reuse their bytes);
- *             step u1 waits for it. */
+ *             step u1 waits for it.
+ * A homed (persistent) tensor's host block is its home: PERSISTENT, live at every
+ * step, holding the tensor between iterations. Its first residency comes from the
+ * home (a HEAD gap's swap-in, else one issued before step 0 when its first use reads
+ * it), and unless a TAIL gap ended it, its last residency lasts to the end and goes
+ * back home after its last use when anything wrote it since it arrived. */
 static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n_chosen,
                                   sfc_error_t *err) {
   sfc_ir_t *ir = s->ir;
   uint32_t n_swapped = 0, n = ir->n_steps;
   for (uint32_t i = 0; i < n_chosen; i++)
     n_swapped += i == 0 || s->gaps[chosen[i]].tensor != s->gaps[chosen[i - 1]].tensor;
+  /* at most: a device block per gap and one host block per tensor; two swaps per gap,
+   * two more per homed tensor */
   uint64_t nb = (uint64_t)ir->n_blocks + n_chosen + n_swapped;
+  size_t ns = 2 * (size_t)n_chosen + 2 * (size_t)n_swapped + 1;
   sfc_block_t *blocks = sfc_pool_calloc(&ir->pool, nb, sizeof *blocks);
-  sfc_swap_t *swaps = sfc_pool_calloc(&ir->pool, 2 * (size_t)n_chosen + 1, sizeof *swaps);
-  uint32_t(*waits)[2] = malloc((2 * (size_t)n_chosen + 1) * sizeof *waits);  /* (step, swap) */
-  uint32_t *writer = malloc((2 * (size_t)n_chosen + 1) * sizeof *writer);    /* swap-in's host */
+  sfc_block_t *host = malloc(((size_t)n_swapped + 1) * sizeof *host);
+  sfc_swap_t *swaps = sfc_pool_calloc(&ir->pool, ns, sizeof *swaps);
+  uint32_t(*waits)[2] = malloc(2 * ns * sizeof *waits); /* (step, swap): outs, then ins */
+  uint32_t(*in_waits)[2] = malloc(ns * sizeof *in_waits);
+  uint32_t *writer = malloc(ns * sizeof *writer); /* a swap-in's host copy, or NONE */
   uint32_t *first = calloc((size_t)ir->graph->n_tensors + 1, sizeof *first); /* chosen[] run */
   uint32_t *out_list = NULL, *out_at = NULL, *step_list = NULL, *step_at = NULL;
   sfc_dep_t *deps = NULL;
   sfc_status_t st = SFC_OK;
-  if (!blocks || !swaps || !waits || !writer || !first) {
+  if (!blocks || !host || !swaps || !waits || !in_waits || !writer || !first) {
     st = oom(err);
     goto done;
   }
@@ -666,8 +745,15 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
     first[t] = NONE;
   for (uint32_t i = n_chosen; i-- > 0;)
     first[s->gaps[chosen[i]].tensor] = i;
-  uint32_t b_out = 0, n_sw = 0, n_out = 0, host_at = (uint32_t)(nb - n_swapped);
+  uint32_t b_out = 0, n_sw = 0, n_out = 0, n_in = 0, n_host = 0;
   uint64_t out_bytes = 0, in_bytes = 0;
+#define SWAP(dir, blk, step)                                                                       \
+  (swaps[n_sw] = (sfc_swap_t){.tensor = t,                                                         \
+                              .device_block = (blk),                                               \
+                              .host_block = h,                                                     \
+                              .issue_step = (step),                                                \
+                              .direction = (dir)},                                                 \
+   n_sw++)
   for (uint32_t b = 0; b < ir->n_blocks; b++) {
     const sfc_block_t *x = &ir->blocks[b];
     uint32_t c = x->arena == SFC_ARENA_DEVICE ? first[x->tensor] : NONE;
@@ -675,52 +761,79 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
       blocks[b_out++] = *x;
       continue;
     }
-    uint32_t t = x->tensor, host = host_at++, last_out = NONE;
+    uint32_t t = x->tensor, h = n_host++, last_out = NONE, cur = NONE, i = c;
     uint64_t tb = ir->graph->tensors[t].bytes;
-    blocks[host] = (sfc_block_t){.tensor = t,
-                                 .first_step = s->gaps[chosen[c]].u0 + 1,
-                                 .box = NONE,
-                                 .arena = SFC_ARENA_HOST,
-                                 .bytes = x->bytes};
-    uint32_t cur = b_out++;
-    blocks[cur] = *x;
-    for (uint32_t i = c; i < n_chosen && s->gaps[chosen[i]].tensor == t; i++) {
+    bool home = homed(ir, x);
+    const sfc_live_t *l = &ir->live[t];
+    sfc_block_t base = *x;
+    base.flags &= ~SFC_BLOCK_PERSISTENT;
+    host[h] = (sfc_block_t){.tensor = t,
+                            .first_step = home ? 0 : s->gaps[chosen[c]].u0 + 1,
+                            .last_step = n - 1,
+                            .flags = home ? SFC_BLOCK_PERSISTENT : 0,
+                            .box = NONE,
+                            .arena = SFC_ARENA_HOST,
+                            .bytes = x->bytes};
+    if (!home || s->gaps[chosen[c]].end != GAP_HEAD) {
+      cur = b_out++;
+      blocks[cur] = base;
+      uint32_t u = ir->use_steps[l->use_begin];
+      if (home && !(s->first_acc[t] & SFC_ACCESS_READ)) {
+        blocks[cur].first_step = u; /* written first: nothing to bring from home */
+      } else if (home) {
+        blocks[cur].flags |= SFC_BLOCK_SWAPPED_IN;
+        writer[n_sw] = NONE;
+        in_waits[n_in][0] = u;
+        in_waits[n_in++][1] = SWAP(SFC_SWAP_IN, cur, 0);
+        in_bytes += tb;
+      }
+    }
+    for (; i < n_chosen && s->gaps[chosen[i]].tensor == t; i++) {
       const gap_t *g = &s->gaps[chosen[i]];
-      blocks[cur].last_step = g->need ? g->w_out - 1 : g->u0;
-      if (g->need) {
-        swaps[n_sw] = (sfc_swap_t){.tensor = t,
-                                   .device_block = cur,
-                                   .host_block = host,
-                                   .issue_step = g->u0 + 1,
-                                   .direction = SFC_SWAP_OUT};
-        waits[n_out][0] = g->w_out;
-        waits[n_out++][1] = n_sw;
-        last_out = n_sw++;
-        out_bytes += tb;
+      if (g->end != GAP_HEAD) {
+        blocks[cur].last_step = g->need ? g->w_out - 1 : g->u0;
+        if (g->need) {
+          waits[n_out][0] = g->w_out;
+          last_out = waits[n_out++][1] = SWAP(SFC_SWAP_OUT, cur, g->u0 + 1);
+          out_bytes += tb;
+        }
+      }
+      if (g->end == GAP_TAIL) {
+        cur = NONE;
+        continue;
       }
       uint32_t next = b_out++;
-      blocks[next] = *x;
+      blocks[next] = base;
       blocks[next].first_step = g->r_in;
-      blocks[next].last_step = x->last_step;
       blocks[next].flags |= SFC_BLOCK_SWAPPED_IN;
-      swaps[n_sw] = (sfc_swap_t){.tensor = t,
-                                 .device_block = next,
-                                 .host_block = host,
-                                 .issue_step = g->r_in,
-                                 .direction = SFC_SWAP_IN};
-      writer[n_sw++] = last_out;
+      writer[n_sw] = last_out;
+      in_waits[n_in][0] = g->u1;
+      in_waits[n_in++][1] = SWAP(SFC_SWAP_IN, next, g->r_in);
       in_bytes += tb;
-      blocks[host].last_step = g->u1;
+      if (!home)
+        host[h].last_step = g->u1;
       cur = next;
     }
+    if (home && cur != NONE) { /* the last residency lasts to the end */
+      uint32_t from = i > c ? next_use(&s->gaps[chosen[i - 1]]) : 0;
+      if (writes_between(s, t, from, l->use_count - 1) > 0) {
+        SWAP(SFC_SWAP_OUT, cur, ir->use_steps[l->use_begin + l->use_count - 1] + 1);
+        out_bytes += tb; /* nothing waits for it: its block lasts to the end */
+      }
+    }
   }
+#undef SWAP
+  for (uint32_t h = 0; h < n_host; h++)
+    blocks[b_out + h] = host[h];
+  for (uint32_t i = 0; i < n_sw; i++)
+    swaps[i].host_block += b_out;
   /* the swap-outs each step waits for; then every dependency, swaps' first */
   out_at = group_by_step((const uint32_t(*)[2])waits, n_out, n, &out_list);
   if (!out_at) {
     st = oom(err);
     goto done;
   }
-  uint64_t n_deps = n_sw + (uint64_t)n_out; /* swaps: step + writer; steps: outs + ins */
+  uint64_t n_deps = n_sw + (uint64_t)n_out + n_in; /* swaps: step + writer; steps: outs + ins */
   for (uint32_t i = 0; i < n_sw; i++)
     if (swaps[i].direction == SFC_SWAP_IN)
       n_deps += 2 + out_at[swaps[i].issue_step + 1] - out_at[swaps[i].issue_step];
@@ -737,25 +850,22 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
   uint32_t at = 0, n_wait = n_out;
   for (uint32_t i = 0; i < n_sw; i++) {
     sfc_swap_t *w = &swaps[i];
+    uint32_t r = w->issue_step;
     w->dep_begin = at;
-    if (w->direction == SFC_SWAP_OUT) {
-      deps[at++] = (sfc_dep_t){SFC_NODE_STEP, w->issue_step - 1};
-    } else {
-      uint32_t r = w->issue_step;
+    if (r > 0) /* before step 0 nothing of this iteration ran */
       deps[at++] = (sfc_dep_t){SFC_NODE_STEP, r - 1};
-      deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, writer[i]};
+    if (w->direction == SFC_SWAP_IN) {
+      if (writer[i] != NONE) /* none: the home holds the tensor since the last iteration */
+        deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, writer[i]};
       for (uint32_t j = out_at[r]; j < out_at[r + 1]; j++)
         deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, out_list[j]};
     }
     w->dep_count = at - w->dep_begin;
   }
   /* steps: the swap-outs they wait for, then the swap-ins their reads wait for */
-  for (uint32_t i = 0, k = 0; i < n_chosen; i++) {
-    const gap_t *g = &s->gaps[chosen[i]];
-    while (k < n_sw && swaps[k].direction != SFC_SWAP_IN)
-      k++;
-    waits[n_wait][0] = g->u1; /* the swap-ins come in chosen order */
-    waits[n_wait++][1] = k++;
+  for (uint32_t i = 0; i < n_in; i++) {
+    waits[n_wait][0] = in_waits[i][0];
+    waits[n_wait++][1] = in_waits[i][1];
   }
   step_at = group_by_step((const uint32_t(*)[2])waits, n_wait, n, &step_list);
   if (!step_at) {
@@ -769,7 +879,7 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
       deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, step_list[j]};
   }
   ir->blocks = blocks;
-  ir->n_blocks = (uint32_t)nb;
+  ir->n_blocks = b_out + n_host;
   ir->swaps = swaps;
   ir->n_swaps = n_sw;
   ir->deps = deps;
@@ -778,7 +888,9 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
   ir->swap_out_bytes = out_bytes;
   ir->swap_in_bytes = in_bytes;
 done:
+  free(host);
   free(waits);
+  free(in_waits);
   free(writer);
   free(first);
   free(out_list);
@@ -821,6 +933,8 @@ static void select_vdnn(sched_t *s) {
   const sfc_ir_t *ir = s->ir;
   for (uint32_t i = 0; i < s->n_gaps; i++) {
     gap_t *g = &s->gaps[i];
+    if (g->end != GAP_MID)
+      continue;
     sfc_phase_t a = step_phase(ir, g->u0), b = step_phase(ir, g->u1);
     if (ir->graph->tensors[g->tensor].kind != SFC_KIND_ACTIVATION ||
         (a != SFC_PHASE_FORWARD && a != SFC_PHASE_LOSS) || b != SFC_PHASE_BACKWARD)
@@ -836,8 +950,8 @@ static void select_vdnn(sched_t *s) {
 static void select_lms(sched_t *s, uint32_t n, uint32_t l) {
   for (uint32_t i = 0; i < s->n_gaps; i++) {
     gap_t *g = &s->gaps[i];
-    if (g->u1 - g->u0 <= n)
-      continue;
+    if (g->end != GAP_MID || homed(s->ir, &s->ir->blocks[s->blk[g->tensor]]) || g->u1 - g->u0 <= n)
+      continue; /* TFLMS swaps the tensors ops make, never the variables */
     uint32_t w = g->w_t > g->u0 ? g->w_t : g->u0 + 1;
     uint32_t r = g->u1 > l ? g->u1 - l : 0;
     if (r <= w)
@@ -889,6 +1003,7 @@ static void sched_free(sched_t *s) {
   free(s->prefix);
   free(s->blk);
   free(s->write_pre);
+  free(s->first_acc);
   free(s->gaps);
   free(s->items);
   free(s->live.t);
@@ -911,7 +1026,7 @@ static sfc_status_t measure(sched_t *s, int64_t *live, sfc_error_t *err) {
   sfc_sweep_peak(diff, n, (uint64_t *)live);
   memset(diff, 0, ((size_t)n + 1) * sizeof *diff);
   for (uint32_t i = 0; i < s->n_gaps; i++)
-    sfc_sweep_add(diff, s->gaps[i].u0 + 1, s->gaps[i].u1 - 1, s->gaps[i].bytes);
+    sfc_sweep_add(diff, gap_lo(&s->gaps[i]), s->gaps[i].u1 - 1, s->gaps[i].bytes);
   int64_t x = 0, best = -1;
   uint32_t at = 0;
   for (uint32_t k = 0; k < n; k++) {
@@ -924,10 +1039,20 @@ static sfc_status_t measure(sched_t *s, int64_t *live, sfc_error_t *err) {
   free(diff);
   ir->schedule_floor = (uint64_t)(best < 0 ? 0 : best);
   ir->schedule_floor_step = at;
+  /* the floor's parts: persistent tensors no gap takes off step `at` (those it uses
+   * among them), the step's other operands, and the rest */
   uint64_t persistent = 0, operands = 0;
+  bool *away = calloc((size_t)ir->graph->n_tensors + 1, sizeof *away);
+  if (!away)
+    return oom(err);
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    if (gap_lo(&s->gaps[i]) <= at && at < s->gaps[i].u1)
+      away[s->gaps[i].tensor] = true;
   for (uint32_t b = 0; b < ir->n_blocks; b++)
-    if (ir->blocks[b].arena == SFC_ARENA_DEVICE && (ir->blocks[b].flags & SFC_BLOCK_PERSISTENT))
+    if (ir->blocks[b].arena == SFC_ARENA_DEVICE && (ir->blocks[b].flags & SFC_BLOCK_PERSISTENT) &&
+        !away[ir->blocks[b].tensor])
       persistent += ir->blocks[b].bytes;
+  free(away);
   const sfc_step_t *st = &ir->steps[at];
   for (uint32_t k = 0; k < st->use_count; k++) {
     uint32_t t = ir->uses[st->use_begin + k].tensor, b = s->blk[t];
@@ -976,6 +1101,14 @@ static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
   free(cur);
   for (uint32_t j = 0; j < nus; j++)
     s->write_pre[j + 1] = s->write_pre[j] + ((acc[j] & SFC_ACCESS_WRITE) != 0);
+  s->first_acc = calloc((size_t)nt + 1, 1);
+  if (!s->first_acc) {
+    free(acc);
+    return oom(err);
+  }
+  for (uint32_t t = 0; t < nt; t++)
+    if (ir->live[t].use_count)
+      s->first_acc[t] = acc[ir->live[t].use_begin];
   uint32_t n_gaps = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t t = 0; t < nt; t++) {
@@ -983,8 +1116,26 @@ static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
       if (b == NONE || !is_candidate(ir, &ir->blocks[b]))
         continue;
       const sfc_live_t *l = &ir->live[t];
-      if (l->use_count == 0 || !(acc[l->use_begin] & SFC_ACCESS_WRITE))
+      bool home = homed(ir, &ir->blocks[b]);
+      if (l->use_count == 0 || (!home && !(acc[l->use_begin] & SFC_ACCESS_WRITE)))
         continue; /* no producer to make the first host copy from */
+      uint32_t first = ir->use_steps[l->use_begin],
+               last = ir->use_steps[l->use_begin + l->use_count - 1];
+      /* a homed tensor comes from the host before its first use (when that reads it) and
+       * goes back after its last */
+      if (home && first >= 1 && (acc[l->use_begin] & SFC_ACCESS_READ)) {
+        if (pass == 1) {
+          gap_t *g = &s->gaps[n_gaps];
+          *g = (gap_t){.tensor = t,
+                       .use = UINT32_MAX,
+                       .u0 = UINT32_MAX,
+                       .u1 = first,
+                       .end = GAP_HEAD,
+                       .bytes = ir->blocks[b].bytes};
+          place_copies(s, g);
+        }
+        n_gaps++;
+      }
       for (uint32_t i = 0; i + 1 < l->use_count; i++) {
         uint32_t u0 = ir->use_steps[l->use_begin + i], u1 = ir->use_steps[l->use_begin + i + 1];
         /* at least one absent step; and u1 reads what comes back (a step that only
@@ -994,6 +1145,19 @@ static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
         if (pass == 1) {
           gap_t *g = &s->gaps[n_gaps];
           *g = (gap_t){.tensor = t, .use = i, .u0 = u0, .u1 = u1, .bytes = ir->blocks[b].bytes};
+          place_copies(s, g);
+        }
+        n_gaps++;
+      }
+      if (home && last + 2 <= s->n) {
+        if (pass == 1) {
+          gap_t *g = &s->gaps[n_gaps];
+          *g = (gap_t){.tensor = t,
+                       .use = l->use_count - 1,
+                       .u0 = last,
+                       .u1 = s->n,
+                       .end = GAP_TAIL,
+                       .bytes = ir->blocks[b].bytes};
           place_copies(s, g);
         }
         n_gaps++;
@@ -1055,8 +1219,11 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
       g->item[k] = NONE;
     uint32_t lo = g->w_t, hi = g->r_t - 1;
     int kind = g->hideable ? ITEM_HIDDEN : ITEM_SPLIT;
+    if (g->end == GAP_HEAD)
+      lo = 0; /* no swap-out: absent from step 0 */
     g->item[kind] = add_item(s, i, kind, lo, hi);
-    g->item[ITEM_LEFT] = add_item(s, i, ITEM_LEFT, g->u0 + 1, lo - 1);
+    if (g->end != GAP_HEAD) /* a HEAD has no left side, a TAIL no right (empty) */
+      g->item[ITEM_LEFT] = add_item(s, i, ITEM_LEFT, gap_lo(g), lo - 1);
     g->item[ITEM_RIGHT] = add_item(s, i, ITEM_RIGHT, hi + 1, g->u1 - 1);
   }
   item_key_t *keys = malloc(((size_t)s->n_items + 1) * sizeof *keys);

@@ -285,6 +285,82 @@ static void test_read_only_residency(void) {
   sfc_graph_destroy(g);
 }
 
+/* A parameter W (1000 B) read at steps 1 and 4 and updated in place at step 5; A, E
+ * 10 B, B, C, D 100 B; every op 0 us:
+ *   step  0 A   1 A W B   2 B C   3 C D   4 D W E   5 W E -> W
+ *   live  1010  1110      1200    1200    1110      1010      (W counts at every step)
+ * Budget 1150: steps 2 and 3 are over, and only W can leave there. W is homed on the
+ * host: its PERSISTENT block moves to the pinned arena, [0, 5]. Nothing writes W
+ * before step 4, so its home stays valid: no swap-out before the gap. Its first
+ * residency comes from the home before step 0 (its head gap, [0, 0], was not needed),
+ * [0, 1]; the second before step 4, [4, 5]; step 5 writes it, so it goes home after
+ * step 5 (issued before step 6 = the end; nothing waits for it, its block lasts to the
+ * end). Three copies: in 1000 B twice, out 1000 B once. */
+static void test_homed_param(void) {
+  sfc_graph_t *g = tg_new("homed");
+  uint32_t W = tg_tensor(g, "W", 1000, SFC_KIND_PARAM);
+  uint32_t A = tg_tensor(g, "A", 10, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 100, SFC_KIND_ACTIVATION);
+  uint32_t C = tg_tensor(g, "C", 100, SFC_KIND_ACTIVATION);
+  uint32_t D = tg_tensor(g, "D", 100, SFC_KIND_ACTIVATION);
+  uint32_t E = tg_tensor(g, "E", 10, SFC_KIND_GRAD);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 2, (uint32_t[]){A, W}, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &B, 1, &C);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 1, &C, 1, &D);
+  tg_op(g, "op4", SFC_PHASE_BACKWARD, 2, (uint32_t[]){D, W}, 1, &E);
+  tg_op(g, "sgd", SFC_PHASE_UPDATE, 2, (uint32_t[]){W, E}, 1, &W);
+  set_times(g, 0);
+  sfc_config_t cfg = make_config(1150);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_EQ_U64(ir.in_core_peak, 1200);
+  CHECK_EQ_U64(ir.lower_bound, 1110);
+  CHECK_EQ_U64(ir.swapped_tensors, 1);
+  CHECK_EQ_U64(ir.swap_in_bytes, 2000);
+  CHECK_EQ_U64(ir.swap_out_bytes, 1000);
+  const sfc_plan_view_t *v = &ir.plan;
+  CHECK_EQ_U64(v->swap_count, 3);
+  CHECK_EQ_U64(v->host_block_count, 1);
+  CHECK_EQ_U64(v->host_blocks[0].tensor, W);
+  CHECK_EQ_U64(v->host_blocks[0].flags, SFC_BLOCK_PERSISTENT);
+  CHECK_EQ_U64(v->host_blocks[0].first_step, 0);
+  CHECK_EQ_U64(v->host_blocks[0].last_step, 5);
+  /* in before step 0: nothing to wait for (the home holds W since the last iteration) */
+  CHECK_EQ_U64(SW(ir, 0)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 0)->issue_step, 0);
+  CHECK_EQ_U64(SW(ir, 0)->dep_count, 0);
+  /* in before step 4: after step 3 only (no swap-out wrote the home before it) */
+  CHECK_EQ_U64(SW(ir, 1)->direction, SFC_SWAP_IN);
+  CHECK_EQ_U64(SW(ir, 1)->issue_step, 4);
+  CHECK_EQ_U64(SW(ir, 1)->dep_count, 1);
+  check_dep(DEP(ir, SW(ir, 1)->dep_begin), SFC_NODE_STEP, 3);
+  /* out after step 5, issued at the end */
+  CHECK_EQ_U64(SW(ir, 2)->direction, SFC_SWAP_OUT);
+  CHECK_EQ_U64(SW(ir, 2)->issue_step, 6);
+  CHECK_EQ_U64(SW(ir, 2)->dep_count, 1);
+  check_dep(DEP(ir, SW(ir, 2)->dep_begin), SFC_NODE_STEP, 5);
+  CHECK_EQ_U64(SW(ir, 2)->device_block, SW(ir, 1)->device_block);
+  const sfc_plan_block_t *r0 = &v->blocks[SW(ir, 0)->device_block];
+  const sfc_plan_block_t *r1 = &v->blocks[SW(ir, 1)->device_block];
+  CHECK_EQ_U64(r0->first_step, 0);
+  CHECK_EQ_U64(r0->last_step, 1);
+  CHECK_EQ_U64(r0->flags, SFC_BLOCK_SWAPPED_IN);
+  CHECK_EQ_U64(r1->first_step, 4);
+  CHECK_EQ_U64(r1->last_step, 5);
+  CHECK_EQ_U64(r1->flags, SFC_BLOCK_SWAPPED_IN);
+  /* steps 1 and 4 wait for their swap-ins; nothing else waits */
+  for (uint32_t k = 0; k < v->step_count; k++)
+    CHECK_EQ_U64(v->steps[k].dep_count, k == 1 || k == 4);
+  check_dep(DEP(ir, v->steps[1].dep_begin), SFC_NODE_SWAP, 0);
+  check_dep(DEP(ir, v->steps[4].dep_begin), SFC_NODE_SWAP, 1);
+  CHECK_OK(sfc_verify_plan(v, true, NULL, &err), err);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
 /* Q (tensor 0) out at 1 and back before step 2; P (tensor 1) out before step 2 and
  * waited for by step 2. Q's swap-in, issued before step 2, must wait for P's swap-out
  * (its destination may reuse P's bytes): both are issued before step 2, and SWAPS puts
@@ -520,6 +596,7 @@ int main(void) {
   RUN(test_fragmentation_rounds);
   RUN(test_one_gap_timed);
   RUN(test_read_only_residency);
+  RUN(test_homed_param);
   RUN(test_issue_order_within_a_step);
   RUN(test_infeasible_floor);
   RUN(test_nothing_changes);

@@ -85,6 +85,31 @@ def main():
             check(st.steps == 2 * info["step_count"], f"steps {st.steps}")
             check(len(seen[0]) == info["step_count"] and seen[0] == seen[1],
                   "each iteration hands out every step once, in order")
+        # homes: below its in-core peak small_cnn's parameters live on the host between
+        # uses (plan 1.3); home() says where each persistent tensor keeps its value
+        homed_path = os.path.join(tmp, "homed.plan")
+        rc, out, err = sfc("compile", os.path.join(data, "graphs", "small_cnn.json"), "--budget",
+                           "1600KiB", "-o", homed_path, "-q")
+        check(rc == 0, f"compile at 1600KiB: {err}")
+        homed = sfcrt.Plan(homed_path)
+        where = {}
+        with sfcrt.Session(homed, device="host", integrity=True) as s:
+            for t in homed.tables().tensors:
+                if t.flags & 1:  # SFC_TENSOR_PERSISTENT
+                    addr, w = s.home(t.index)
+                    check(addr is not None, f"{t.name}: a host session gives an address")
+                    where[t.name] = w
+                elif t.flags & 8 == 0:  # not UNUSED: a block, but no home
+                    expect_error(lambda: s.home(t.index), "INVALID_ARGUMENT", "not persistent")
+            expect_error(lambda: s.home("no such tensor"), "INVALID_ARGUMENT", "no tensor")
+            s.begin()
+            name = next(iter(where))
+            expect_error(lambda: s.home(name), "STATE", "an iteration is running")
+            while s.next() is not None:
+                s.done()
+            s.end()
+            s.run(1)  # integrity: every use of a homed tensor matched, and every home
+        check("host" in where.values(), f"some tensor homed on the host: {where}")
         # the sim device predicts what sfc simulate does
         sim = json.loads(sfc("simulate", plan_path, "--json")[1])
         with sfcrt.Session(plan, device="sim") as s:

@@ -13,9 +13,10 @@
  * Every workload is also compiled with tiling.mode on (FT segments, format 1.2) at 50 %
  * and 100 % of its peak and replayed the same way.
  *
- * A budget below a workload's floor (persistent tensors and one step's operands do not
- * fit) is scheduled for the floor: that plan is replayed once, not again for the lower
- * budget, which gives the same plan.
+ * Parameters and optimizer state leave the device too (their home moves to the host), so
+ * every workload fits half its peak. A budget below a workload's floor (one step's
+ * operands do not fit) is scheduled for the floor: that plan is replayed once, not again for the
+ * lower budget, which gives the same plan.
  *
  *   test_schedule_replay          every workload, 40 random graphs (~20 s)
  *   test_schedule_replay --quick  the sanitizer build's subset: ResNet-50, U-Net,
@@ -127,6 +128,11 @@ static void workload(const char *path, bool quick, totals_t *tot) {
             ir.n_swaps, ir.schedule_infeasible ? " (below the floor: at the floor)" : "",
             (unsigned long long)ir.arena_bytes, (unsigned long long)cfg.budget_bytes);
     CHECK(ir.n_swaps > 0);
+    /* at half its peak every bundled workload fits since parameters and optimizer state
+     * can leave the device (homes on the host); VGG-16 at 30 % stays below its floor
+     * (the classifier's first step alone holds 0.87 GB of its operands) */
+    if (percent[i] == 50)
+      CHECK(!ir.schedule_infeasible);
     if (target != last_target) { /* a second infeasible budget gives the same plan */
       char what[160];
       snprintf(what, sizeof what, "%.100s at %d %%", g->name, percent[i]);

@@ -788,6 +788,20 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
         (g->tensors[t].kind == SFC_KIND_INPUT || g->tensors[t].kind == SFC_KIND_PARAM)) {
       r.values[t] = a->whole[t].d; /* the values the untiled run started from */
     }
+  /* as a framework does: every input and parameter starts in its home (on the host when
+   * the scheduler moved it there), filled before the first iteration */
+  uint32_t on_host = 0;
+  for (uint32_t t = 0; t < g->n_tensors && st == SFC_OK; t++) {
+    void *home = NULL;
+    int where = 0;
+    if (!r.values[t] || sfcrt_session_home(s, t, &home, &where, &err) != SFC_OK || !home)
+      continue; /* unused: no home; filled at its first use if a step reads it */
+    int64_t full[4];
+    full_of(&g->tensors[t], full);
+    memcpy(home, r.values[t], (size_t)(full[0] * full[1] * full[2] * full[3]) * sizeof(double));
+    r.initialised[t] = true;
+    on_host += where == SFCRT_HOME_HOST;
+  }
   uint32_t cmp[20], nc = 0;
   for (uint32_t k = 0; k < n->n_grads; k++)
     cmp[nc++] = n->grads[k];
@@ -823,11 +837,12 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
     CHECK(worst <= 1e-9);
     sfcrt_stats_t stats;
     sfcrt_session_stats(s, &stats);
-    printf("%-8s from the plan (budget %s, %u swaps, arena %llu B): %llu steps run, %llu "
-           "recomputed, %llu accumulated outputs, worst relative gradient difference %.2e\n",
-           g->name, budget ? "tight" : "none", ir.n_swaps, (unsigned long long)ir.arena_bytes,
-           (unsigned long long)r.steps / 2, (unsigned long long)r.recomputed / 2,
-           (unsigned long long)r.accumulated / 2, worst);
+    printf("%-8s from the plan (budget %s, %u swaps, %u homes on the host, arena %llu B): %llu "
+           "steps run, %llu recomputed, %llu accumulated outputs, worst relative gradient "
+           "difference %.2e\n",
+           g->name, budget ? "tight" : "none", ir.n_swaps, on_host,
+           (unsigned long long)ir.arena_bytes, (unsigned long long)r.steps / 2,
+           (unsigned long long)r.recomputed / 2, (unsigned long long)r.accumulated / 2, worst);
     if (budget)
       CHECK(ir.n_swaps > 0);
     g_plan_cases++;

@@ -329,6 +329,7 @@ class Executor:
         self._match_state(names)
         self.session = sfcrt.Session(plan, device="host")
         self.initialised = set()
+        self._fill_homes()
         self.loss_id = next((t["id"] for t in graph["tensors"] if t.get("kind") == "output"), None)
         self.loss_geom = None
         for o in graph["ops"]:
@@ -382,6 +383,21 @@ class Executor:
                 raise TrainError(f"graph tensor {t['id']} '{t['name']}' is a constant the "
                                  f"model made from Python data; the executor cannot replay "
                                  f"it")
+
+    def _fill_homes(self):
+        """Every persistent tensor starts in its home (the device arena, or pinned host
+        memory when the plan moves it off the device between uses): the model's values
+        are written there before the first iteration, as any framework does."""
+        for pt in self.tab.tensors:
+            if pt.graph_id not in self.state:
+                continue
+            try:
+                addr, _ = self.session.home(pt.index)
+            except sfcrt.Error:
+                continue  # no block (no step uses it): nothing to fill
+            if addr:
+                ctypes.memmove(addr, untyped(self.state[pt.graph_id]).data_ptr(), pt.bytes)
+                self.initialised.add(pt.graph_id)
 
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):

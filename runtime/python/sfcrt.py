@@ -285,6 +285,7 @@ class Step:
         self.segment = None if s.segment == NONE else s.segment
         self.tile = None if s.tile == NONE else s.tile
         self.flags = s.flags
+        self.stream = s.stream  # the CUstream to launch on (cuda; None on host and sim)
         self.recompute = bool(s.flags & STEP_RECOMPUTE)
         n = s.input_count + s.output_count + s.temp_count
         self.inputs = [s.inputs[i] for i in range(s.input_count)]

@@ -23,6 +23,17 @@ the graph's, a corrupt plan (exit 2); and an exporter miss made on purpose — t
 batch-norm ops stripped of the running statistics they write — caught as a parameter
 that differs from eager PyTorch (exit 1).
 
+`fake_cuda`: tiny-cnn (batch 16, 32x32) and tiny-transformer on the runtime's `cuda`
+device through the test suite's fake CUDA driver (`--fake-driver`, $SFC_FAKE_LIBCUDA or
+build/tests/runtime_cuda/libsfc_fake_libcuda.so), whose device memory is host memory
+and whose queued copies run only when a stream is synchronised: in arena and VA mode, in
+core and at a budget below the in-core peak (half of it, or where no schedule fits that,
+3 % above the smallest budget any schedule reaches; tiny-cnn: halfway between that
+smallest budget and the peak), three iterations bitwise equal to eager PyTorch on the
+CPU, the budgeted plans swapping, and no misuse of the driver (sfc-train fails on any
+violation the fake counts). Skipped (77) where the fake driver was not built (no
+cuda.h).
+
 Exit 77 (skip) when PyTorch is not installed.
 """
 import gzip
@@ -99,22 +110,31 @@ MODELS = [  # model, batch, export options, budget fractions of the in-core peak
 REAL = [("unet", 2, ["--image-size", "96"], (0.5, 0.3))]  # a bundled model, 542 ops
 
 
+def prepared(model, batch, opts, d):
+    """Exports MODEL with its calls and compiles it in core: (graph, compile --json,
+    in-core peak, smallest feasible budget), or None after a failed check."""
+    g = export(model, batch, opts, f"{model}.json", d)
+    if g is None:
+        return None
+    rc, info, err = compile_plan(g, None, f"{model}.plan", d)
+    if not check(rc == 0 and info, f"{model}: compile rc {rc}: {err.strip()}"):
+        return None
+    peak = info["in_core_peak_bytes"]
+    _, probe, _ = compile_plan(g, 1, os.devnull, d)
+    return g, info, peak, probe["min_budget_bytes"] if probe else peak
+
+
 def models(d, which=MODELS):
     for model, batch, opts, fractions in which:
-        g = export(model, batch, opts, f"{model}.json", d)
-        if g is None:
+        p = prepared(model, batch, opts, d)
+        if p is None:
             continue
-        rc, info, err = compile_plan(g, None, f"{model}.plan", d)
-        if not check(rc == 0 and info, f"{model}: compile rc {rc}: {err.strip()}"):
-            continue
+        g, info, peak, floor = p
         check(run([SFC, "verify", f"{model}.plan"], d)[0] == 0, f"{model}: verify in-core")
         r = trained(g, f"{model}.plan", d, f"{model} in core")
         if r:
             print(f"{model} b{batch}: in core, {r['steps']} steps/iteration x 3, "
                   f"{r['ops_checked']} op results compared: bitwise")
-        peak = info["in_core_peak_bytes"]
-        _, probe, _ = compile_plan(g, 1, os.devnull, d)
-        floor = probe["min_budget_bytes"] if probe else peak
         done = set()
         for f in fractions:
             budget = max(int(f * peak), int(floor * 1.03))
@@ -135,6 +155,48 @@ def models(d, which=MODELS):
                 print(f"{model} b{batch}: budget {budget} B = {budget / peak:.2f} x in-core peak "
                       f"(asked {f}), arena {info['arena_bytes']} B; over 3 iterations {r['swaps_out']} "
                       f"swap-outs, {r['swaps_in']} swap-ins ({r['bytes_swapped_in']} B in): "
+                      f"bitwise")
+
+
+FAKE = [("tiny-cnn", 16, ["--image-size", "32"]), ("tiny-transformer", 2, [])]
+
+
+def fake_driver():
+    lib = os.environ.get("SFC_FAKE_LIBCUDA") or os.path.join(
+        ROOT, "build", "tests", "runtime_cuda", "libsfc_fake_libcuda.so")
+    return lib if os.path.isfile(lib) else None
+
+
+def fake_cuda(d, lib):
+    for model, batch, opts in FAKE:
+        p = prepared(model, batch, opts, d)
+        if p is None:
+            continue
+        g, info, peak, floor = p
+        budget = max(int(0.5 * peak), int(floor * 1.03))
+        if budget >= peak:  # no schedule much below the peak (tiny-cnn): halfway there
+            budget = (floor + peak) // 2
+        rc, binfo, err = compile_plan(g, budget, f"{model}-b.plan", d)
+        check(rc == 0 and binfo and binfo["fits_budget"],
+              f"{model} at {budget} B: compile rc {rc}: {err.strip()}")
+        for plan, swaps in ((f"{model}.plan", False), (f"{model}-b.plan", True)):
+            for mode in ("arena", "va"):
+                where = f"at {budget} B" if swaps else "in core"
+                what = f"{model} {where} fake cuda {mode}"
+                r = trained(g, plan, d, what, ["--device", "cuda", "--cuda-mode", mode,
+                                               "--fake-driver", lib])
+                if not r:
+                    continue
+                check(r["device"] == "cuda (fake driver)" and r["cuda_mode"] == mode,
+                      f"{what}: ran on {r['device']} {r['cuda_mode']}")
+                if swaps:
+                    check(r["swaps_out"] > 0 and r["swaps_in"] > 0,
+                          f"{what}: the plan run moved nothing")
+                where = f"budget {budget} B = {budget / peak:.2f} x in-core peak" if swaps \
+                    else "in core"
+                print(f"{model} b{batch}: {where}, "
+                      f"cuda device on the fake driver, {mode} mode: {r['steps']} steps, "
+                      f"{r['swaps_out']} swap-outs, {r['swaps_in']} swap-ins over 3 iterations: "
                       f"bitwise")
 
 
@@ -161,7 +223,18 @@ def errors(d):
         (["--graph", "cnn4.plan", "--plan", "cnn4.plan"], "is not JSON"),
         (["--graph", cnn, "--plan", "cnn4.plan", "--iterations", "0"], "--iterations"),
         (["--graph", cnn, "--plan", "cnn4.plan", "--device", "tpu"], "--device tpu"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--cuda-mode", "va"], "--cuda-mode va"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--device", "cuda", "--cuda-mode", "um"],
+         "--cuda-mode um"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--fake-driver", "missing.so"],
+         "--fake-driver missing.so: no such file"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--fake-driver", cnn], "not a CUDA driver"),
+        (["--graph", cnn, "--plan", "cnn4.plan", "--tolerance", "1e-6"], "--check only"),
     ]
+    import torch
+    if not torch.cuda.is_available():
+        cases.append((["--graph", cnn, "--plan", "cnn4.plan", "--device", "cuda"],
+                      "sees no CUDA device"))
     plain = export("tiny-cnn", 4, [], "nocalls.json", d, calls=False)
     if plain:
         cases.append((["tiny-cnn", "--graph", plain, "--plan", "cnn4.plan"], "--record-calls"))
@@ -211,6 +284,13 @@ def main():
             models(d, REAL)
         if which in ("errors", "all"):
             errors(d)
+        if which in ("fake_cuda", "all"):
+            lib = fake_driver()
+            if lib is None and which == "fake_cuda":
+                print("the fake CUDA driver is not built (no cuda.h): skipped", file=sys.stderr)
+                return 77
+            if lib is not None:
+                fake_cuda(d, lib)
     finally:
         shutil.rmtree(d, ignore_errors=True)
     print(f"test_train: {failures} failures")

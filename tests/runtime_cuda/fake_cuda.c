@@ -596,6 +596,13 @@ long fake_cuda_pending(void) {
   return n;
 }
 
+const char *fake_cuda_violation(long *count) {
+  fake_cuda_state();
+  if (count)
+    *count = st_.violations;
+  return st_.violation;
+}
+
 static void drop_all(void) {
   for (size_t i = 0; i < stream_count_; i++) {
     fake_stream_t *s = streams_[i];

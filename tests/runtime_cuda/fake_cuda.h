@@ -113,4 +113,9 @@ CUresult fake_cuda_end_capture(CUstream stream);
 /* Operations queued and not yet run, on every stream. */
 long fake_cuda_pending(void);
 
+/* The violations counted so far (*count, when count is not NULL) and the first one's
+ * description ("" when none): for callers that reach the fake only through dlopen and
+ * do not mirror fake_cuda_state_t (tools/sfc-train --fake-driver). */
+const char *fake_cuda_violation(long *count);
+
 #endif /* SFC_TEST_FAKE_CUDA_H */

@@ -35,11 +35,12 @@ import gzip
 import json
 import math
 import os
+import re
 import sys
 import time
 
 import torch
-from torch.utils._pytree import tree_flatten
+from torch.utils._pytree import tree_flatten, tree_map
 
 from . import exporter
 from .record import Recorder, untyped
@@ -55,6 +56,7 @@ MEMORY_FORMATS = {"torch.contiguous_format": torch.contiguous_format,
                   "torch.channels_last": torch.channels_last,
                   "torch.channels_last_3d": torch.channels_last_3d,
                   "torch.preserve_format": torch.preserve_format}
+ITEM = {d: torch.empty((), dtype=d).element_size() for d in DT.values()}
 PERSISTENT_KINDS = ("param", "optimizer", "input")
 # ops whose result is uninitialised memory: --check does not compare their bytes
 UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
@@ -109,22 +111,121 @@ def _extent(geom, item):
                                       for s, st in zip(geom["sizes"], geom["strides"])) + 1) * item
 
 
-def alias(addr, avail, geom, what):
-    """A tensor viewing `avail` bytes of memory at `addr` with the recorded geometry."""
+def alias(addr, avail, geom, what, mem=None):
+    """A tensor viewing `avail` bytes of memory at `addr` with the recorded geometry, on
+    `mem`'s device (HOST when None)."""
+    mem = mem or HOST
     dtype = DT.get(geom["dtype"])
     if dtype is None:
         raise TrainError(f"{what}: dtype {geom['dtype']} is not supported by the executor")
-    item = torch.empty((), dtype=dtype).element_size()
-    ext = _extent(geom, item)
+    ext = _extent(geom, ITEM[dtype])
     if ext == 0:
-        return torch.empty_strided(geom["sizes"], geom["strides"], dtype=dtype)
+        return torch.empty_strided(geom["sizes"], geom["strides"], dtype=dtype,
+                                   device=mem.device)
     if ext > avail:
         raise TrainError(f"{what}: the recorded view needs {ext} bytes, its tensor has {avail}")
-    buf = (ctypes.c_char * ext).from_address(addr)
-    base = torch.frombuffer(buf, dtype=torch.uint8)
+    return mem.raw(addr, ext, dtype).as_strided(geom["sizes"], geom["strides"],
+                                                int(geom["offset"]))
+
+
+def _view(base, geom, dtype):
+    """uint8 tensor `base` as `dtype` with the recorded sizes, strides and offset."""
     if dtype is not torch.uint8:
         base = base.view(dtype)
     return base.as_strided(geom["sizes"], geom["strides"], int(geom["offset"]))
+
+
+# --------------------------------------------------------------------------- memory
+class HostMemory:
+    """Memory the CPU reads and writes: the host device's arena, and the fake CUDA
+    driver's "device" memory (host memory too). raw() aliases bytes as a uint8 tensor."""
+    device = torch.device("cpu")
+    name = "host"
+
+    def raw(self, addr, n, dtype=torch.uint8):
+        """n bytes at addr as a 1-D tensor of dtype (n is a multiple of its size)."""
+        return torch.frombuffer((ctypes.c_char * n).from_address(addr), dtype=dtype)
+
+    def copy(self, dst, src, n):
+        ctypes.memmove(dst, src, n)
+
+    def sync(self, step):
+        """Before a step runs on the CPU: what the step's stream waits for has run."""
+
+    def problems(self):
+        """Misuse of the device seen by the fake driver (None: none, or no fake)."""
+        return None
+
+
+HOST = HostMemory()
+
+
+class FakeCudaMemory(HostMemory):
+    """The cuda device on the test suite's fake driver (tests/runtime_cuda/fake_cuda.h),
+    whose device memory is host memory: ops run on the CPU at the step's addresses. The
+    fake runs its queued copies lazily, only when something waits for them, so before
+    each step the executor synchronises the step's stream (cuStreamSynchronize through
+    the same loaded copy of the fake the runtime uses): every swap-in and every copy the
+    step's stream was made to wait for has then landed, and nothing else has — a wait
+    the runtime forgot is a stale read, seen by --check."""
+    name = "cuda (fake driver)"
+
+    def __init__(self, path):
+        try:
+            self.lib = ctypes.CDLL(path)  # dlopen of the runtime's path: the same copy
+            getproc = self.lib.cuGetProcAddress_v2
+        except (OSError, AttributeError) as e:
+            raise TrainError(f"--fake-driver {path}: not a CUDA driver library: {e}") from e
+        getproc.restype = ctypes.c_int
+        getproc.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                            ctypes.c_uint64, ctypes.POINTER(ctypes.c_int)]
+        fn, found = ctypes.c_void_p(), ctypes.c_int()
+        if getproc(b"cuStreamSynchronize", ctypes.byref(fn), 12000, 0, ctypes.byref(found)) \
+                or not fn.value:
+            raise TrainError(f"--fake-driver {path}: it has no cuStreamSynchronize")
+        self._sync = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(fn.value)
+        self._violation = getattr(self.lib, "fake_cuda_violation", None)
+        if self._violation is not None:
+            self._violation.restype = ctypes.c_char_p
+            self._violation.argtypes = [ctypes.POINTER(ctypes.c_long)]
+
+    def sync(self, step):
+        r = self._sync(step.stream)
+        if r:
+            raise TrainError(f"step {step.index}: cuStreamSynchronize of its stream failed "
+                             f"(CUresult {r})")
+
+    def problems(self):
+        if self._violation is None:
+            return None
+        n = ctypes.c_long()
+        what = self._violation(ctypes.byref(n))
+        return f"{n.value} (first: {what.decode(errors='replace')})" if n.value else None
+
+
+class _CudaBytes:
+    """n bytes of device memory at addr, for torch.as_tensor (__cuda_array_interface__)."""
+
+    def __init__(self, addr, n):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": "|u1", "data": (addr, False),
+                                         "strides": None, "version": 2}
+
+
+class CudaMemory(HostMemory):
+    """The cuda device on a real GPU: aliases are CUDA tensors over the session's device
+    pointers; every op and copy is issued on PyTorch's current stream, which is the
+    session's compute stream (has_stream), so the plan's waits order them."""
+    name = "cuda"
+
+    def __init__(self):
+        self.device = torch.device("cuda", torch.cuda.current_device())
+
+    def raw(self, addr, n, dtype=torch.uint8):
+        t = torch.as_tensor(_CudaBytes(addr, n), device=self.device)
+        return t if dtype is torch.uint8 else t.view(dtype)
+
+    def copy(self, dst, src, n):
+        self.raw(dst, n).copy_(self.raw(src, n))
 
 
 def _overload(name):
@@ -141,11 +242,13 @@ def _is_tensor_rec(v):
     return isinstance(v, dict) and "tensor" in v and "sizes" in v
 
 
-def _decode(v, resolve):
+def _decode(v, resolve, device=None):
+    """A recorded argument as a value; `device` (not None) replaces every recorded device
+    (a graph exported on the CPU, run on CUDA)."""
     if _is_tensor_rec(v):
         return resolve(v)
     if isinstance(v, list):
-        return [_decode(x, resolve) for x in v]
+        return [_decode(x, resolve, device) for x in v]
     if isinstance(v, dict):
         (k, x), = v.items() if len(v) == 1 else ((None, None),)
         if isinstance(x, str):
@@ -157,7 +260,7 @@ def _decode(v, resolve):
             if k == "layout":
                 return getattr(torch, str(x).split(".")[-1])
             if k == "device":
-                return torch.device(x)
+                return torch.device(x) if device is None else device
             if k == "memory_format":
                 if x not in MEMORY_FORMATS:
                     raise TrainError(f"unknown memory format {x}")
@@ -166,7 +269,7 @@ def _decode(v, resolve):
                 return float(x)
             if k == "unexpressed":
                 raise TrainError(f"a call argument of type {x} was not recorded")
-        return {k: _decode(x, resolve) for k, x in v.items()}
+        return {k: _decode(x, resolve, device) for k, x in v.items()}
     return v
 
 
@@ -317,17 +420,37 @@ def eager_iteration(model, opt, example, loss_fn):
 
 
 # --------------------------------------------------------------------------- the executor
+# where an executor's time goes (Executor(profile=True)): seconds per part, summed
+PROFILE_PARTS = ("pull", "sync", "state", "alias", "decode", "call", "results", "snapshot",
+                 "check", "other")
+
+
 class Executor:
-    def __init__(self, graph, plan, model, opt, example, log=None):
+    """Runs a plan's iterations on `mem` (HOST, FakeCudaMemory or CudaMemory) through a
+    session on the runtime's `device` ("host" or "cuda"; session= keyword options).
+    profile=True sums perf_counter time per part of a step into .profile (PROFILE_PARTS):
+    the pull loop's calls (next/done, begin/end), the stream synchronisation (fake
+    driver), persistent-state copies, alias creation, argument decoding (without the
+    aliases it makes), the ATen call, copying results into the arena, keeping watched
+    tensors' bytes, the --check comparison, and the rest of the step."""
+
+    def __init__(self, graph, plan, model, opt, example, log=None, device="host", mem=None,
+                 session=None, profile=False):
         self.g, self.plan, self.log = graph, plan, log or (lambda m: None)
         self.model, self.opt, self.example = model, opt, example
+        self.mem = mem or HOST
+        self.device = None if self.mem.device.type == "cpu" else self.mem.device
         self.tab = plan.tables()
         self.gops = {o["id"]: o for o in graph["ops"]}
         self.gtensors = {t["id"]: t for t in graph["tensors"]}
         self._match_plan()
         self.state, names = _state_tensors(model, opt, example)
         self._match_state(names)
-        self.session = sfcrt.Session(plan, device="host")
+        try:
+            self.session = sfcrt.Session(plan, device=device, **(session or {}))
+        except sfcrt.Error as e:
+            raise TrainError(f"runtime: {device} session: {e}") from e
+        self.profile = dict.fromkeys(PROFILE_PARTS, 0.0) if profile else None
         self.initialised = set()
         self._fill_homes()
         self.loss_id = next((t["id"] for t in graph["tensors"] if t.get("kind") == "output"), None)
@@ -392,12 +515,17 @@ class Executor:
             if pt.graph_id not in self.state:
                 continue
             try:
-                addr, _ = self.session.home(pt.index)
+                addr, where = self.session.home(pt.index)
             except sfcrt.Error:
                 continue  # no block (no step uses it): nothing to fill
-            if addr:
-                ctypes.memmove(addr, untyped(self.state[pt.graph_id]).data_ptr(), pt.bytes)
-                self.initialised.add(pt.graph_id)
+            if not addr:
+                continue
+            value = self.state[pt.graph_id]
+            if where == "host":  # pinned host memory, whatever the device
+                ctypes.memmove(addr, untyped(value.detach().cpu()).data_ptr(), pt.bytes)
+            else:
+                self.mem.copy(addr, untyped(value).data_ptr(), pt.bytes)
+            self.initialised.add(pt.graph_id)
 
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):
@@ -415,24 +543,41 @@ class Executor:
             raise TrainError(f"step {step.index} ('{step.name}') is a tile of a tiled segment: "
                              f"sfc-train does not run tiled plans yet (compile with --tiling "
                              f"off)")
+        prof, clock = self.profile, time.perf_counter
+        if prof is not None:
+            t0 = clock()
+        mem = self.mem
+        mem.sync(step)
+        if prof is not None:
+            t1 = clock()
+            prof["sync"] += t1 - t0
         po, where = self._operands(step)
         go = self.gops[po.graph_id]
         call = go["call"]
         for tid, (a, n) in where.items():
             if tid in self.state and tid not in self.initialised:
-                src = untyped(self.state[tid])
-                ctypes.memmove(a, src.data_ptr(), n)
+                mem.copy(a, untyped(self.state[tid]).data_ptr(), n)
                 self.initialised.add(tid)
+        if prof is not None:
+            t2 = clock()
+            prof["state"] += t2 - t1
+            aliasing = [0.0]
 
         def resolve(rec):
+            if prof is not None:
+                ta = clock()
             tid = rec["tensor"]
             if tid is None:
-                return alias(0, 0, rec, f"op {go['id']}")
-            if tid not in where:
+                r = alias(0, 0, rec, f"op {go['id']}", mem)
+            elif tid not in where:
                 raise TrainError(f"step {step.index} (op {go['id']} '{go['name']}'): its call "
                                  f"reads tensor {tid}, which the plan's op does not list")
-            a, n = where[tid]
-            return alias(a, n, rec, f"op {go['id']} tensor {tid}")
+            else:
+                a, n = where[tid]
+                r = alias(a, n, rec, f"op {go['id']} tensor {tid}", mem)
+            if prof is not None:
+                aliasing[0] += clock() - ta
+            return r
 
         prep = self.prepared.get(go["id"])
         if prep is None:  # the overload and the tensors the call reads: once per op
@@ -440,9 +585,18 @@ class Executor:
             prep = self.prepared[go["id"]] = (_overload(call["overload"]),
                                               _tensor_ids(call["kwargs"], reads))
         func, reads = prep
-        args = _decode(call["args"], resolve)
-        kwargs = {k: _decode(v, resolve) for k, v in call["kwargs"].items()}
+        dev = self.device
+        args = _decode(call["args"], resolve, dev)
+        kwargs = {k: _decode(v, resolve, dev) for k, v in call["kwargs"].items()}
+        if prof is not None:
+            t3 = clock()
+            prof["decode"] += t3 - t2 - aliasing[0]
+            prof["alias"] += aliasing[0]
+            aliasing[0] = 0.0
         out = func(*args, **kwargs)
+        if prof is not None:
+            t4 = clock()
+            prof["call"] += t4 - t3
         pairs = _pair_results(call["results"], out, [])
         for k, (rec, val) in enumerate(pairs):
             tid = rec["tensor"]
@@ -454,32 +608,60 @@ class Executor:
                                  f"{list(val.shape)} {val.dtype}, recorded "
                                  f"{list(dst.shape)} {dst.dtype}")
             dst.copy_(val)
+        if prof is not None:
+            t5 = clock()
+            prof["results"] += t5 - t4 - aliasing[0]
+            prof["alias"] += aliasing[0]
         if check_op is not None:
             check_op(go, out)
+        if prof is not None:
+            t6 = clock()
+            prof["check"] += t6 - t5
+        snapping = 0.0
         for tid in go["outputs"]:
             if tid in self.state and tid in where:
                 a, n = where[tid]
-                ctypes.memmove(untyped(self.state[tid]).data_ptr(), a, n)
+                mem.copy(untyped(self.state[tid]).data_ptr(), a, n)
             if tid in self.watch and tid in where:
                 a, n = where[tid]
-                self.snap[tid] = ctypes.string_at(a, n)
+                if prof is not None:
+                    ta = clock()
+                self.snap[tid] = mem.raw(a, n).clone()
+                if prof is not None:
+                    snapping += clock() - ta
+        if prof is not None:
+            prof["state"] += clock() - t6 - snapping
+            prof["snapshot"] += snapping
 
     def iteration(self, check_op=None):
         self.snap = {}
+        prof, clock = self.profile, time.perf_counter
         with torch.no_grad():
+            t_pull = clock()
             for step in self.session.iteration():
                 t0 = time.perf_counter_ns()
+                if prof is not None:
+                    prof["pull"] += clock() - t_pull
+                    before = sum(prof.values())
+                    ts = clock()
                 self.run_step(step, check_op)
                 self.step_us.append((time.perf_counter_ns() - t0) / 1e3)
                 self.steps += 1
+                if prof is not None:
+                    t_pull = clock()
+                    prof["other"] += (t_pull - ts) - (sum(prof.values()) - before)
+            if prof is not None:
+                prof["pull"] += clock() - t_pull
         return self.loss()
 
     def tensor_value(self, tid, geom):
         raw = self.snap.get(tid)
         if raw is None:
             return None
-        buf = ctypes.create_string_buffer(raw, len(raw))
-        return alias(ctypes.addressof(buf), len(raw), geom, f"tensor {tid}").clone()
+        dtype = DT[geom["dtype"]]
+        if _extent(geom, ITEM[dtype]) > raw.numel():
+            raise TrainError(f"tensor {tid}: the view needs more bytes than the tensor has")
+        return _view(raw, geom, dtype).clone()
 
     def loss(self):
         if self.loss_id is None or self.loss_geom is None:
@@ -500,11 +682,12 @@ def exporter_dtype(d):
     raise TrainError(f"dtype {d} is not supported")
 
 
-def _strip(call):
-    return json.dumps(call, sort_keys=True)
+def _strip(call, any_device=False):
+    s = json.dumps(call, sort_keys=True)
+    return re.sub(r'\{"device": "[^"]*"\}', '{"device": "*"}', s) if any_device else s
 
 
-def compare_sequences(graph, rec, iteration):
+def compare_sequences(graph, rec, iteration, any_device=False):
     """The eager iteration's ops and calls must be the graph's."""
     gops = graph["ops"]
     for k, op in enumerate(rec.ops):
@@ -513,7 +696,7 @@ def compare_sequences(graph, rec, iteration):
                            f"past the graph's last op ({len(gops)} ops): the model diverges "
                            f"from the graph the plan was compiled from")
         a, b = gops[k]["call"], op["call"]
-        if a["overload"] != b["overload"] or _strip(a) != _strip(b):
+        if a["overload"] != b["overload"] or _strip(a, any_device) != _strip(b, any_device):
             what = (f"the graph expects '{a['overload']}', the model ran '{b['overload']}'"
                     if a["overload"] != b["overload"] else
                     f"'{a['overload']}' with other arguments or tensors than the graph's")
@@ -524,8 +707,94 @@ def compare_sequences(graph, rec, iteration):
                        f"{len(gops)}")
 
 
-def run(args, log):
-    """sfc-train: args from tools/sfc-train; returns the report dict."""
+class Comparer:
+    """--check's comparison: bitwise, or with tolerance > 0 (--tolerance) a float tensor
+    whose scaled difference max|plan - eager| / max|eager| is at most the tolerance
+    counts as equal and its difference is kept (.max_rel, .iteration_max)."""
+
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+        self.max_rel = self.iteration_max = 0.0
+
+    def differs(self, a, b):
+        """None when plan value a equals eager value b; else what differs (one phrase)."""
+        if _bits_equal(a, b):
+            return None
+        if self.tolerance > 0 and a.shape == b.shape and a.dtype == b.dtype and \
+                a.dtype.is_floating_point:
+            x, y = a.detach().double(), b.detach().double()
+            if bool((torch.isnan(x) == torch.isnan(y)).all()):
+                both = torch.isnan(x)
+                d = float((x - y).abs().masked_fill(both, 0).max())
+                scale = float(y.abs().masked_fill(both, 0).max())
+                r = d / scale if scale > 0 else math.inf
+                if r <= self.tolerance:
+                    self.max_rel = max(self.max_rel, r)
+                    self.iteration_max = max(self.iteration_max, r)
+                    return None
+        return _difference(a, b)
+
+
+def device_setup(args):
+    """(runtime device, memory, session options) from --device, --cuda-mode and
+    --fake-driver."""
+    device = args.device or ("cuda" if args.fake_driver else "host")
+    if device not in ("host", "cuda"):
+        raise TrainError(f"--device {device}: sfc-train runs on host or cuda")
+    if device == "host":
+        if args.fake_driver:
+            raise TrainError("--fake-driver runs the cuda device: give --device cuda")
+        if args.cuda_mode is not None:
+            raise TrainError(f"--cuda-mode {args.cuda_mode} applies to --device cuda only")
+        return device, HOST, {}
+    mode = args.cuda_mode or "arena"
+    if mode not in ("arena", "va"):
+        raise TrainError(f"--cuda-mode {mode}: arena or va")
+    if args.fake_driver:
+        path = os.path.abspath(args.fake_driver)
+        if not os.path.isfile(path):
+            raise TrainError(f"--fake-driver {args.fake_driver}: no such file")
+        os.environ["SFCRT_CUDA_LIBRARY"] = path  # the driver the runtime loads
+        return device, FakeCudaMemory(path), {"cuda_mode": mode}
+    if not torch.cuda.is_available():
+        raise TrainError("--device cuda: this PyTorch sees no CUDA device (give --fake-driver "
+                         "LIB to run the cuda device on the test suite's fake driver)")
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+    mem = CudaMemory()
+    # PyTorch's current stream is the session's compute stream (0: the default stream)
+    return device, mem, {"cuda_mode": mode, "stream": torch.cuda.current_stream().cuda_stream}
+
+
+def to_device(model, opt, example, dev):
+    """Moves the model, its optimizer state and the example batch to dev (in place for
+    the module and the optimizer); returns the example."""
+    model.to(dev)
+    for st in opt.state.values():
+        for k, v in list(st.items()):
+            if isinstance(v, torch.Tensor):
+                st[k] = v.to(dev)
+    return tree_map(lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t, example)
+
+
+def _rng_state(cuda):
+    return torch.get_rng_state(), (torch.cuda.get_rng_state() if cuda else None)
+
+
+def _set_rng_state(st):
+    torch.set_rng_state(st[0])
+    if st[1] is not None:
+        torch.cuda.set_rng_state(st[1])
+
+
+def _rng_equal(a, b):
+    return torch.equal(a[0], b[0]) and (a[1] is None or torch.equal(a[1], b[1]))
+
+
+def prepare(args):
+    """Checks the options, loads graph and plan, builds the model (on the device):
+    returns (graph, plan, model, opt, example, loss_fn, batch, device, mem, session
+    options)."""
     torch.set_num_threads(args.threads)
     graph = load_graph(args.graph)
     src = graph.get("call_source") if isinstance(graph.get("call_source"), dict) else {}
@@ -540,9 +809,7 @@ def run(args, log):
     if batch is None:
         raise TrainError("the graph has no batch: give --batch")
     optimizer = args.optimizer or graph.get("optimizer", "sgd")
-    if args.device != "host":
-        raise TrainError(f"--device {args.device}: only the host device is implemented (the "
-                         f"cuda path is not built yet)")
+    device, mem, sopts = device_setup(args)
     try:
         plan = sfcrt.Plan(args.plan)
     except sfcrt.Error as e:
@@ -551,18 +818,30 @@ def run(args, log):
         raise TrainError(f"cannot load libsfcrt: {e}") from e
     model, opt, example, loss_fn = build(args.model, batch, args.image_size, args.seq_len,
                                          optimizer, args.seed)
+    if mem.device.type != "cpu":
+        example = to_device(model, opt, example, mem.device)
+    return graph, plan, model, opt, example, loss_fn, batch, device, mem, sopts
+
+
+def run(args, log):
+    """sfc-train: args from tools/sfc-train; returns the report dict."""
+    graph, plan, model, opt, example, loss_fn, batch, device, mem, sopts = prepare(args)
+    on_gpu = mem.device.type == "cuda"
+    tolerance = getattr(args, "tolerance", None) or 0.0
+    cmp = Comparer(tolerance)
     eager = copy.deepcopy((model, opt, example)) if args.check else None
-    ex = Executor(graph, plan, model, opt, example, log)
+    ex = Executor(graph, plan, model, opt, example, log, device=device, mem=mem, session=sopts)
     losses = []
     report = {"iterations": [], "ops_checked": 0}
     for it in range(args.iterations):
         check_op = None
+        cmp.iteration_max = 0.0
         if eager is not None:
-            rng = torch.get_rng_state()
+            rng = _rng_state(on_gpu)
             rec, eloss, egrads, grad_ids = eager_iteration(*eager, loss_fn)
-            rng_after = torch.get_rng_state()
-            compare_sequences(graph, rec, it)
-            torch.set_rng_state(rng)
+            rng_after = _rng_state(on_gpu)
+            compare_sequences(graph, rec, it, any_device=on_gpu)
+            _set_rng_state(rng)
             ex.watch |= {g for g in grad_ids.values() if g is not None}
 
             def check_op(go, out, _rec=rec, _it=it):
@@ -574,10 +853,10 @@ def run(args, log):
                 for j, (a, b) in enumerate(zip(got, want)):
                     if a is None or b is None:
                         continue
-                    if not _bits_equal(a, b):
+                    d = cmp.differs(a, b)
+                    if d is not None:
                         raise Mismatch(f"iteration {_it}: op {go['id']} ('{go['name']}', "
-                                       f"{go['call']['overload']}) result {j}: "
-                                       f"{_difference(a, b)}")
+                                       f"{go['call']['overload']}) result {j}: {d}")
                 report["ops_checked"] += 1
         try:
             loss = ex.iteration(check_op)
@@ -586,10 +865,10 @@ def run(args, log):
         losses.append(float(loss) if loss is not None else float("nan"))
         log(f"sfc-train: iteration {it}: loss {losses[-1]!r}")
         if eager is not None:
-            if not torch.equal(torch.get_rng_state(), rng_after):
+            if not _rng_equal(_rng_state(on_gpu), rng_after):
                 raise Mismatch(f"iteration {it}: the plan run drew other random numbers than "
                                f"eager PyTorch")
-            if loss is None or not _bits_equal(loss.reshape(eloss.shape), eloss):
+            if loss is None or cmp.differs(loss.reshape(eloss.shape), eloss) is not None:
                 raise Mismatch(f"iteration {it}: loss: plan {losses[-1]!r}, eager "
                                f"{float(eloss)!r}")
             for n, gval in egrads.items():
@@ -598,32 +877,51 @@ def run(args, log):
                 if got is None:
                     raise Mismatch(f"iteration {it}: the gradient of {n} (tensor {tid}) was "
                                    f"never written by the plan run")
-                if not _bits_equal(got, gval):
-                    raise Mismatch(f"iteration {it}: gradient of {n}: {_difference(got, gval)}")
+                d = cmp.differs(got, gval)
+                if d is not None:
+                    raise Mismatch(f"iteration {it}: gradient of {n}: {d}")
             em, eo, _ = eager
             for (n, a), (_, b) in zip(list(model.named_parameters()) + list(model.named_buffers()),
                                       list(em.named_parameters()) + list(em.named_buffers())):
-                if not _bits_equal(a.detach(), b.detach()):
-                    raise Mismatch(f"iteration {it}: parameter {n} after the update: "
-                                   f"{_difference(a.detach(), b.detach())}")
+                d = cmp.differs(a.detach(), b.detach())
+                if d is not None:
+                    raise Mismatch(f"iteration {it}: parameter {n} after the update: {d}")
             names = {id(p): n for n, p in model.named_parameters()}
             for (p, st), (_q, st2) in zip(opt.state.items(), eo.state.items()):
                 for key in sorted(st):
-                    if isinstance(st[key], torch.Tensor) and \
-                            not _bits_equal(st[key], st2[key]):
-                        raise Mismatch(f"iteration {it}: optimizer state {names.get(id(p))}."
-                                       f"{key}: {_difference(st[key], st2[key])}")
-            report["iterations"].append({"loss": losses[-1], "bitwise": True,
+                    if isinstance(st[key], torch.Tensor):
+                        d = cmp.differs(st[key], st2[key])
+                        if d is not None:
+                            raise Mismatch(f"iteration {it}: optimizer state "
+                                           f"{names.get(id(p))}.{key}: {d}")
+            report["iterations"].append({"loss": losses[-1],
+                                         "bitwise": cmp.iteration_max == 0.0,
+                                         "max_relative_difference": cmp.iteration_max,
                                          "gradients": len(egrads)})
+    if on_gpu:
+        torch.cuda.synchronize()
     st = ex.session.stats()
     us = sorted(ex.step_us)
     report.update({
         "model": args.model, "batch": batch, "plan": args.plan, "losses": losses,
+        "device": mem.name, "cuda_mode": sopts.get("cuda_mode"),
         "steps": ex.steps, "swaps_in": st.swaps_in, "swaps_out": st.swaps_out,
         "bytes_swapped_in": st.bytes_swapped_in, "bytes_swapped_out": st.bytes_swapped_out,
         "arena_bytes": st.arena_bytes,
         "step_us_median": us[len(us) // 2] if us else None,
-        "step_us_p99": us[min(len(us) - 1, int(math.ceil(0.99 * len(us))) - 1)] if us else None,
-        "checked": bool(args.check), "iterations_run": len(losses)})
+        "step_us_p99": percentile(us, 0.99),
+        "checked": bool(args.check), "tolerance": tolerance,
+        "max_relative_difference": cmp.max_rel, "iterations_run": len(losses)})
     ex.session.close()
+    problems = mem.problems()
+    if problems:
+        raise TrainError(f"the fake CUDA driver saw misuse by the runtime: {problems}")
     return report
+
+
+def percentile(sorted_values, q):
+    """The q-quantile (nearest rank) of an ascending list; None when empty."""
+    if not sorted_values:
+        return None
+    return sorted_values[min(len(sorted_values) - 1,
+                             max(0, int(math.ceil(q * len(sorted_values))) - 1))]

@@ -166,6 +166,8 @@ sfc_status_t sfc_graph_batch_scale(sfc_graph_t *g, int64_t batch, sfc_error_t *e
     t->bytes = bytes[i];
     if (t->batch_axis >= 0)
       t->shape[t->batch_axis] = dim[i];
+    if (t->flags & SFC_TENSOR_SYNTHETIC) /* a workspace: its shape is its bytes */
+      t->shape[0] = (int64_t)t->bytes;
   }
   for (uint32_t k = 0; k < g->n_ops; k++) {
     sfc_op_t *op = &g->ops[k];

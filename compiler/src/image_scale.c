@@ -252,8 +252,10 @@ sfc_status_t sfc_graph_image_scale(sfc_graph_t *g, int64_t size, sfc_error_t *er
       op->workspace_bytes = w < 1                              ? 1
                             : w > (double)SFC_MAX_TENSOR_BYTES ? SFC_MAX_TENSOR_BYTES
                                                                : (uint64_t)w;
-      if (op->workspace != SFC_PLAN_NONE)
+      if (op->workspace != SFC_PLAN_NONE) {
         g->tensors[op->workspace].bytes = op->workspace_bytes;
+        g->tensors[op->workspace].shape[0] = (int64_t)op->workspace_bytes; /* bytes, 1-D */
+      }
     }
   }
 done:

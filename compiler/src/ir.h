@@ -209,8 +209,9 @@ typedef struct sfc_ir {
   uint32_t n_boxes;             /* pass appends the boxes of per-tile buffers) */
   sfc_plan_segment_t *segments; /* tiler: the plan's SEGMENTS, forward and backward, */
   uint32_t n_segments;          /* in step order */
-  const struct sfc_ft_segment *tile_given; /* tests: tile these segments (any tiling.mode) */
-  uint32_t n_tile_given;                   /*   instead of partitioning */
+  const struct sfc_ft_segment *tile_given; /* tests, and tiling: auto's tuner (pipeline.c): */
+  uint32_t n_tile_given;                   /*   tile these segments instead of partitioning */
+  uint32_t tiling_candidates;              /* tiling: auto: candidates the tuner compared */
 
   /* liveness pass */
   sfc_live_t *live;      /* [graph->n_tensors] */

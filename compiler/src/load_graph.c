@@ -659,7 +659,9 @@ static sfc_status_t add_workspace(loader_t *L, const jpath_t *p, sfc_op_t *op) {
   t->name = s;
   t->bytes = op->workspace_bytes;
   t->kind = SFC_KIND_WORKSPACE;
-  t->dtype = SFC_DTYPE_UNKNOWN;
+  t->dtype = SFC_DTYPE_U8; /* bytes: a 1-D shape, so a tiled step can name it by a box */
+  t->ndim = 1;
+  t->shape[0] = (int64_t)op->workspace_bytes;
   t->batch_axis = -1;
   t->flags = SFC_TENSOR_SYNTHETIC;
   op->workspace = g->n_tensors++;

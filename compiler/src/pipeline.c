@@ -24,6 +24,7 @@
 #include "evaluate.h"
 #include "passes.h"
 #include "report.h"
+#include "tiler.h"
 
 #define SCHEDULE_ROUNDS 8
 
@@ -166,6 +167,144 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   return SFC_OK;
 }
 
+/* tiling: auto. The candidates: no tiling, then the partitioner's segments for tile
+ * budgets of 1/2 .. 1/64 and checkpoint budgets of 1/4 .. 1/16 of the device budget
+ * (tiling: on's fixed pair, 1/16 and 1/8, among them), duplicates dropped. Each runs
+ * steps .. schedule on a scratch IR: it is feasible when the scheduled blocks fit the
+ * budget (as for window: auto; packing is the rounds' business). When the untiled
+ * graph is feasible, nothing is tiled (no recompute). Otherwise the fastest feasible
+ * candidate is kept: by its sum of step times (the modelled iteration: exact when the
+ * schedule swaps nothing) or, for one that swaps, by its replay on the sim device
+ * (evaluate.h, packed by best-fit), tried in order of step-time sum and stopped once
+ * that sum reaches the best time found (it bounds any replay from below); ties go to
+ * fewer tiles. When no tiled candidate is feasible either, nothing is tiled (the
+ * schedule pass then says what does not fit). Leaves the choice in tile_given. */
+typedef struct tiling_candidate {
+  sfc_ft_segment_t *segs;
+  uint32_t n, tiles, tile_div, checkpoint_div;
+  bool fits, swaps, tried;
+  uint64_t lower_bound;
+  double compute_s, time_s;
+} tiling_candidate_t;
+
+static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool replay,
+                                  sfc_error_t *err) {
+  sfc_ir_t t;
+  sfc_ir_init(&t, ir->graph, ir->config);
+  t.tile_given = c->segs;
+  t.n_tile_given = c->n;
+  t.pack_fast = true;
+  sfc_pass_fn run[] = {sfc_pass_steps,  sfc_pass_tile,     sfc_pass_liveness,
+                       sfc_pass_blocks, sfc_pass_schedule, sfc_pass_pack};
+  size_t n_run = replay ? 6 : 5;
+  sfc_status_t st = SFC_OK;
+  for (size_t i = 0; i < n_run && st == SFC_OK; i++) {
+    st = run[i](&t, err);
+    if (st == SFC_ERR_INTERNAL)
+      sfc_error_prefix(err, passes[pass_index(run[i])].name);
+  }
+  if (st == SFC_OK) {
+    uint64_t budget = ir->config->budget_bytes;
+    c->fits = !t.schedule_infeasible && t.lower_bound <= budget;
+    c->swaps = t.n_swaps > 0;
+    c->lower_bound = t.lower_bound;
+    c->compute_s = t.compute_s;
+    c->time_s = t.compute_s;
+    if (replay) {
+      sfc_eval_t e;
+      st = sfc_evaluate(&t, NULL, &e, err);
+      if (st == SFC_OK)
+        c->time_s = e.predicted_iteration_s;
+    }
+  }
+  sfc_ir_deinit(&t);
+  return st;
+}
+
+static bool same_segments(const tiling_candidate_t *a, const tiling_candidate_t *b) {
+  return a->n == b->n && (a->n == 0 || memcmp(a->segs, b->segs, a->n * sizeof *a->segs) == 0);
+}
+
+static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
+  FILE *dump = opt && opt->dump ? opt->dump : stderr;
+  const sfc_config_t *cfg = ir->config;
+  uint64_t budget = cfg->budget_bytes;
+  static const uint32_t tile_divs[] = {2, 4, 8, 16, 32, 64}, checkpoint_divs[] = {4, 8, 16};
+  enum { N_CAND = 1 + 6 * 3 };
+  tiling_candidate_t cand[N_CAND];
+  uint32_t nc = 0;
+  memset(cand, 0, sizeof cand);
+  nc = 1; /* cand[0]: untiled, tried first: a graph that fits untiled is not partitioned */
+  SFC_TRY(run_candidate(ir, &cand[0], false, err));
+  if (opt && opt->verbose > 0)
+    fprintf(dump, "sfc: tiling candidate 0 (untiled): lower bound %" PRIu64 " B%s\n",
+            cand[0].lower_bound, cand[0].fits ? "" : " (over)");
+  if (cand[0].fits)
+    return SFC_OK;
+  for (size_t a = 0; a < sizeof tile_divs / sizeof tile_divs[0]; a++)
+    for (size_t b = 0; b < sizeof checkpoint_divs / sizeof checkpoint_divs[0]; b++) {
+      tiling_candidate_t *c = &cand[nc];
+      *c = (tiling_candidate_t){0};
+      c->tile_div = tile_divs[a];
+      c->checkpoint_div = checkpoint_divs[b];
+      SFC_TRY(sfc_ft_partition(ir->graph, budget / c->tile_div, budget / c->checkpoint_div,
+                               cfg->tiling.max_tiles, cfg->tiling.min_tile, false, &c->segs, &c->n,
+                               &ir->pool, err));
+      for (uint32_t k = 0; k < c->n; k++)
+        c->tiles += sfc_ft_tile_count(&c->segs[k]);
+      bool dup = c->n == 0;
+      for (uint32_t j = 1; j < nc && !dup; j++)
+        dup = same_segments(&cand[j], c);
+      if (!dup)
+        nc++;
+    }
+  if (nc == 1)
+    return SFC_OK; /* nothing the partitioner would tile */
+  for (uint32_t k = 1; k < nc; k++) {
+    SFC_TRY(run_candidate(ir, &cand[k], false, err));
+    if (opt && opt->verbose > 0)
+      fprintf(dump,
+              "sfc: tiling candidate %u (tile budget 1/%u, checkpoints 1/%u): %u segments, %u "
+              "tiles, lower bound %" PRIu64 " B%s, step times %.3f ms%s\n",
+              k, cand[k].tile_div, cand[k].checkpoint_div, cand[k].n, cand[k].tiles,
+              cand[k].lower_bound, cand[k].fits ? "" : " (over)", cand[k].compute_s * 1e3,
+              cand[k].swaps ? ", swaps" : "");
+  }
+  /* the fastest feasible one, by step-time sum first (a lower bound on its replay) */
+  int best = -1;
+  for (;;) {
+    int next = -1;
+    for (uint32_t k = 1; k < nc; k++) {
+      const tiling_candidate_t *c = &cand[k];
+      if (c->fits && !c->tried &&
+          (next < 0 || c->compute_s < cand[next].compute_s ||
+           (c->compute_s == cand[next].compute_s && c->tiles < cand[next].tiles)))
+        next = (int)k;
+    }
+    if (next < 0 || (best >= 0 && cand[next].compute_s >= cand[best].time_s))
+      break;
+    tiling_candidate_t *c = &cand[next];
+    c->tried = true;
+    if (c->swaps) {
+      SFC_TRY(run_candidate(ir, c, true, err));
+      if (opt && opt->verbose > 0)
+        fprintf(dump, "sfc: tiling candidate %d replayed on sim: %.3f ms\n", next, c->time_s * 1e3);
+    }
+    if (best < 0 || c->time_s < cand[best].time_s ||
+        (c->time_s == cand[best].time_s && c->tiles < cand[best].tiles))
+      best = next;
+  }
+  if (best < 0)
+    return SFC_OK;
+  ir->tile_given = cand[best].segs;
+  ir->n_tile_given = cand[best].n;
+  ir->tiling_candidates = nc;
+  if (opt && opt->verbose > 0)
+    fprintf(dump, "sfc: tiling: candidate %d, %u segments, %u tiles\n", best, cand[best].n,
+            cand[best].tiles);
+  return SFC_OK;
+}
+
 const char *sfc_priority_name(unsigned priority) {
   static const char *const names[] = {"bytes x length", "length", "bytes"};
   return priority < SFC_PRIORITY_COUNT ? names[priority] : "?";
@@ -178,6 +317,9 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   rounds_t rounds = {0};
   for (size_t i = 0; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
+    if (passes[i].fn == sfc_pass_tile && ir->config->tiling.mode == SFC_TILING_AUTO &&
+        !ir->n_tile_given && ir->config->budget_bytes && ir->schedule_rounds == 1)
+      SFC_TRY(tune_tiling(ir, opt, err));
     sfc_status_t st = passes[i].fn(ir, err);
     if (st == SFC_ERR_INTERNAL)
       sfc_error_prefix(err, passes[i].name);

@@ -32,6 +32,14 @@ static bool is_spatial(const sfc_tensor_t *t) {
   return t->ndim == 4;
 }
 
+/* Scratch memory: an op's synthetic workspace (workspace_bytes; no shape), or a
+ * workspace-kind tensor the exporter lists among an op's outputs (convolution_backward's
+ * buffers). Inside a segment it is a per-tile buffer (PARTIAL) at its whole size: no
+ * tile's kernel needs more scratch than the whole op's. */
+static bool is_workspace(const sfc_graph_t *g, uint32_t t) {
+  return g->tensors[t].kind == SFC_KIND_WORKSPACE;
+}
+
 static sfc_ft_box_t box_empty(void) {
   sfc_ft_box_t b;
   for (int a = 0; a < 4; a++)
@@ -225,7 +233,7 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
     if (op->workspace != NONE)
       made[op->workspace] = 1;
     for (uint32_t k = 0; k < sfc_op_operand_count(op); k++)
-      if (g->tensors[sfc_op_operand(op, k)].ndim == 0)
+      if (g->tensors[sfc_op_operand(op, k)].ndim == 0 && !is_workspace(g, sfc_op_operand(op, k)))
         return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) has an operand with no shape", i,
                              op->type);
   }
@@ -259,7 +267,8 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
         const sfc_tensor_t *fx = &g->tensors[g->ops[op->backward_of].inputs[0]];
         const sfc_tensor_t *x = &g->tensors[op->outputs[k]];
         weight_grad[op->outputs[k]] =
-            !(k == 0 && x->ndim == 4 && memcmp(x->shape, fx->shape, 4 * sizeof x->shape[0]) == 0);
+            !(k == 0 && x->ndim == 4 && memcmp(x->shape, fx->shape, 4 * sizeof x->shape[0]) == 0) &&
+            !is_workspace(g, op->outputs[k]);
       }
     }
     if (op->workspace != NONE)
@@ -969,8 +978,8 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_
 
 /* tiling.mode on: the partitioner's segments end where the output takes at most 1/8 of
  * the device budget, and each is tiled to the smallest grid whose one tile's recomputed
- * tensors take at most 1/16 of it (of 1 GiB without a budget); off and auto tile
- * nothing (auto's grid tuner has not landed). */
+ * tensors take at most 1/16 of it (of 1 GiB without a budget). auto: the segments the
+ * pipeline's grid tuner chose (tune_tiling, given in tile_given), or none; off: none. */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
   if (ir->n_tile_given)

@@ -11,11 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_scale.h"
 #include "check.h"
+#include "emit.h"
 #include "graph_build.h"
+#include "image_scale.h"
 #include "load_graph.h"
 #include "passes.h"
+#include "pipeline.h"
+#include "sfcrt.h"
 #include "tiler.h"
+#include "verify.h"
 
 static bool boxes_overlap(const sfc_plan_box_t *a, const sfc_plan_box_t *b) {
   for (int d = 0; d < 4; d++)
@@ -303,10 +309,244 @@ static void test_vgg16_halo(void) {
   sfc_graph_destroy(g);
 }
 
+/* ---- compiled plans: the pipeline, the runtime's loader and the verifier ------------ */
+
+/* Compiles g with cfg into ir (the caller deinits it); the plan is written, loaded by the
+ * runtime and verified. */
+static sfc_status_t compile_verified(sfc_graph_t *g, const sfc_config_t *cfg, sfc_ir_t *ir) {
+  sfc_error_t err = {0};
+  sfc_ir_init(ir, g, cfg);
+  sfc_status_t st = sfc_compile_ir(ir, NULL, &err);
+  void *data = NULL;
+  size_t bytes = 0;
+  sfcrt_plan_t *plan = NULL;
+  if (st == SFC_OK)
+    st = sfc_plan_write_buffer(&ir->plan, &data, &bytes, &err);
+  if (st == SFC_OK)
+    st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
+  free(data);
+  if (st == SFC_OK)
+    st = sfc_verify_plan(sfcrt_plan_view(plan), ir->fits_budget, NULL, &err);
+  if (plan)
+    sfcrt_plan_destroy(plan);
+  if (st != SFC_OK)
+    fprintf(stderr, "compile: %s\n", err.message);
+  return st;
+}
+
+/* A plain CNN as sfc-export writes it today: convolutions with workspace_bytes (the
+ * loader's synthetic workspace tensors) and a convolution_backward that lists a
+ * workspace-kind buffer among its outputs. Before the fix every op with a workspace
+ * ended FT segments ("an operand with no shape"), so tiling.mode on tiled nothing. */
+static const char plain_cnn_json[] =
+    "{\"format\":\"sfc-graph\",\"version\":1,\"name\":\"plain-ws\",\"tensors\":["
+    "{\"id\":0,\"name\":\"x\",\"bytes\":49152,\"kind\":\"input\",\"shape\":[1,3,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":1,\"name\":\"w1\",\"bytes\":864,\"kind\":\"param\",\"shape\":[8,3,3,3],\"dtype\":"
+    "\"f32\"},"
+    "{\"id\":2,\"name\":\"w2\",\"bytes\":2304,\"kind\":\"param\",\"shape\":[8,8,3,3],\"dtype\":"
+    "\"f32\"},"
+    "{\"id\":3,\"name\":\"a1\",\"bytes\":131072,\"kind\":\"activation\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":4,\"name\":\"r1\",\"bytes\":131072,\"kind\":\"activation\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":5,\"name\":\"a2\",\"bytes\":131072,\"kind\":\"activation\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":6,\"name\":\"r2\",\"bytes\":131072,\"kind\":\"activation\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":7,\"name\":\"p\",\"bytes\":32768,\"kind\":\"activation\",\"shape\":[1,8,32,32],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":8,\"name\":\"idx\",\"bytes\":65536,\"kind\":\"activation\",\"shape\":[1,8,32,32],"
+    "\"dtype\":\"i64\"},"
+    "{\"id\":9,\"name\":\"t\",\"bytes\":32768,\"kind\":\"input\",\"shape\":[1,8,32,32],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":10,\"name\":\"loss\",\"bytes\":4,\"kind\":\"output\",\"shape\":[],\"dtype\":\"f32\"},"
+    "{\"id\":11,\"name\":\"dp\",\"bytes\":32768,\"kind\":\"grad\",\"shape\":[1,8,32,32],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":12,\"name\":\"dr2\",\"bytes\":131072,\"kind\":\"grad\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":13,\"name\":\"da2\",\"bytes\":131072,\"kind\":\"grad\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":14,\"name\":\"dr1\",\"bytes\":131072,\"kind\":\"grad\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":15,\"name\":\"dw2\",\"bytes\":2304,\"kind\":\"grad\",\"shape\":[8,8,3,3],\"dtype\":"
+    "\"f32\"},"
+    "{\"id\":16,\"name\":\"ws\",\"bytes\":4096,\"kind\":\"workspace\",\"shape\":[4096],"
+    "\"dtype\":\"u8\"},"
+    "{\"id\":17,\"name\":\"da1\",\"bytes\":131072,\"kind\":\"grad\",\"shape\":[1,8,64,64],"
+    "\"dtype\":\"f32\"},"
+    "{\"id\":18,\"name\":\"dw1\",\"bytes\":864,\"kind\":\"grad\",\"shape\":[8,3,3,3],\"dtype\":"
+    "\"f32\"}"
+    "],\"ops\":["
+#define CONV_ATTRS                                                                                 \
+  "\"attrs\":{\"kernel\":[3,3],\"stride\":[1,1],\"padding\":[1,1],\"dilation\":[1,1],\"groups\":"  \
+  "1}"
+    "{\"id\":0,\"name\":\"c1\",\"type\":\"convolution\",\"phase\":\"forward\",\"inputs\":[0,1],"
+    "\"outputs\":[3]," CONV_ATTRS ",\"time_us\":50,\"workspace_bytes\":8192},"
+    "{\"id\":1,\"name\":\"r1\",\"type\":\"relu\",\"phase\":\"forward\",\"inputs\":[3],\"outputs\":["
+    "4],"
+    "\"time_us\":5},"
+    "{\"id\":2,\"name\":\"c2\",\"type\":\"convolution\",\"phase\":\"forward\",\"inputs\":[4,2],"
+    "\"outputs\":[5]," CONV_ATTRS ",\"time_us\":50,\"workspace_bytes\":8192},"
+    "{\"id\":3,\"name\":\"r2\",\"type\":\"relu\",\"phase\":\"forward\",\"inputs\":[5],\"outputs\":["
+    "6],"
+    "\"time_us\":5},"
+    "{\"id\":4,\"name\":\"pool\",\"type\":\"max_pool2d_with_indices\",\"phase\":\"forward\","
+    "\"inputs\":[6],\"outputs\":[7,8],\"attrs\":{\"kernel\":[2,2],\"stride\":[2,2],\"padding\":[0,"
+    "0],"
+    "\"dilation\":[1,1]},\"time_us\":5},"
+    "{\"id\":5,\"name\":\"mse\",\"type\":\"mse_loss\",\"phase\":\"loss\",\"inputs\":[7,9],"
+    "\"outputs\":[10],\"time_us\":5},"
+    "{\"id\":6,\"name\":\"mse_b\",\"type\":\"mse_loss_backward\",\"phase\":\"backward\",\"inputs\":"
+    "[7,9],"
+    "\"outputs\":[11],\"time_us\":5,\"backward_of\":5},"
+    "{\"id\":7,\"name\":\"pool_b\",\"type\":\"max_pool2d_with_indices_backward\",\"phase\":"
+    "\"backward\",\"inputs\":[11,6,8],\"outputs\":[12],\"attrs\":{\"kernel\":[2,2],\"stride\":[2,2]"
+    ","
+    "\"padding\":[0,0],\"dilation\":[1,1]},\"time_us\":5,\"backward_of\":4},"
+    "{\"id\":8,\"name\":\"r2_b\",\"type\":\"threshold_backward\",\"phase\":\"backward\","
+    "\"inputs\":[12,6],\"outputs\":[13],\"time_us\":5,\"backward_of\":3},"
+    "{\"id\":9,\"name\":\"c2_b\",\"type\":\"convolution_backward\",\"phase\":\"backward\","
+    "\"inputs\":[13,4,2],\"outputs\":[14,15,16]," CONV_ATTRS ",\"time_us\":100,\"backward_of\":2},"
+    "{\"id\":10,\"name\":\"r1_b\",\"type\":\"threshold_backward\",\"phase\":\"backward\","
+    "\"inputs\":[14,4],\"outputs\":[17],\"time_us\":5,\"backward_of\":1},"
+    "{\"id\":11,\"name\":\"c1_b\",\"type\":\"convolution_backward\",\"phase\":\"backward\","
+    "\"inputs\":[17,0,1],\"outputs\":[18]," CONV_ATTRS ",\"time_us\":100,\"backward_of\":0,"
+    "\"workspace_bytes\":4096},"
+    "{\"id\":12,\"name\":\"upd1\",\"type\":\"add_\",\"phase\":\"update\",\"inputs\":[1,18],"
+    "\"outputs\":[1],\"time_us\":1},"
+    "{\"id\":13,\"name\":\"upd2\",\"type\":\"add_\",\"phase\":\"update\",\"inputs\":[2,15],"
+    "\"outputs\":[2],\"time_us\":1}"
+#undef CONV_ATTRS
+    "]}";
+
+static void test_workspaces_tile(void) {
+  sfc_graph_t *g = NULL;
+  sfc_error_t err = {0};
+  sfc_status_t st = sfc_graph_load_buffer(plain_cnn_json, sizeof plain_cnn_json - 1, &g, &err);
+  if (st != SFC_OK)
+    fprintf(stderr, "%s\n", err.message);
+  CHECK(st == SFC_OK);
+  if (st != SFC_OK)
+    return;
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  cfg.tiling.mode = SFC_TILING_ON;
+  cfg.tiling.min_tile = 4;
+  cfg.budget_bytes = 2u << 20; /* tile budget 128 KiB: the segment needs tiles */
+  sfc_ir_t ir;
+  CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+  uint32_t segments = 0, tiles = 0, recomputed = 0;
+  sfc_ir_tiling_counts(&ir, &segments, &tiles, &recomputed);
+  printf("plain CNN with workspaces, tiling on at 2 MiB: %u segments, %u tiles, %u recomputed "
+         "steps\n",
+         segments, tiles, recomputed);
+  CHECK(segments >= 1);
+  CHECK(tiles > 1);
+  /* the segment holds both convolutions (ops 0 .. 4), workspaces and all */
+  CHECK(ir.n_segments >= 1);
+  if (ir.n_segments >= 1) {
+    printf("    forward segment: ops [%u, %u)\n", ir.segments[0].first_op,
+           ir.segments[0].first_op + ir.segments[0].op_count);
+    CHECK_EQ_U64(ir.segments[0].first_op, 0);
+    CHECK_EQ_U64(ir.segments[0].op_count, 5);
+  }
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* ---- tiling: auto ---------------------------------------------------------------- */
+
+static sfc_graph_t *load_vgg16(int64_t image, int64_t batch) {
+  const char *src = getenv("SFC_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/plans/vgg16.json.gz", src ? src : ".");
+  sfc_graph_t *g = NULL;
+  sfc_error_t err = {0};
+  sfc_status_t st = sfc_graph_load_file(path, &g, &err);
+  if (st == SFC_OK)
+    st = sfc_graph_batch_scale(g, batch, &err);
+  if (st == SFC_OK)
+    st = sfc_graph_image_scale(g, image, &err);
+  if (st != SFC_OK) {
+    fprintf(stderr, "vgg16: %s\n", err.message);
+    sfc_graph_destroy(g);
+    return NULL;
+  }
+  return g;
+}
+
+/* A graph that fits untiled gets no tiling under auto (no recompute), where on tiles. */
+static void test_auto_fits_untiled(void) {
+  sfc_graph_t *g = load_vgg16(1024, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  cfg.budget_bytes = UINT64_C(11) << 30;
+  uint32_t segments[2] = {0}, tiles = 0, recomputed[2] = {0};
+  for (int m = 0; m < 2; m++) {
+    cfg.tiling.mode = m == 0 ? SFC_TILING_AUTO : SFC_TILING_ON;
+    sfc_ir_t ir;
+    CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+    CHECK(ir.fits_budget);
+    sfc_ir_tiling_counts(&ir, &segments[m], &tiles, &recomputed[m]);
+    sfc_ir_deinit(&ir);
+  }
+  printf("VGG-16 1024^2 at 11 GiB: auto %u segments, %u recomputed steps; on %u segments, %u\n",
+         segments[0], recomputed[0], segments[1], recomputed[1]);
+  CHECK_EQ_U64(segments[0], 0);
+  CHECK_EQ_U64(recomputed[0], 0);
+  CHECK(segments[1] > 0); /* on tiles regardless (its fixed fractions) */
+  sfc_graph_destroy(g);
+}
+
+/* A graph that does not fit untiled: auto tiles, fits, and is predicted no slower than
+ * on (on's fixed fractions are among auto's candidates). */
+static void test_auto_tiles_when_needed(void) {
+  sfc_graph_t *g = load_vgg16(4096, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  cfg.budget_bytes = UINT64_C(4) << 30;
+  double t[3] = {0};
+  bool fits[3] = {false};
+  uint32_t segments[3] = {0}, tiles[3] = {0}, recomputed = 0;
+  for (int m = 0; m < 3; m++) {
+    cfg.tiling.mode = m == 0 ? SFC_TILING_AUTO : m == 1 ? SFC_TILING_ON : SFC_TILING_OFF;
+    sfc_ir_t ir;
+    sfc_status_t st = compile_verified(g, &cfg, &ir);
+    CHECK(st == SFC_OK);
+    fits[m] = ir.fits_budget;
+    t[m] = ir.predicted_iteration_s;
+    sfc_ir_tiling_counts(&ir, &segments[m], &tiles[m], &recomputed);
+    sfc_ir_deinit(&ir);
+  }
+  printf("VGG-16 4096^2 at 4 GiB: auto %u segments %u tiles %s %.3f s predicted; on %u "
+         "segments %u tiles %s %.3f s; untiled %s\n",
+         segments[0], tiles[0], fits[0] ? "fits" : "over", t[0], segments[1], tiles[1],
+         fits[1] ? "fits" : "over", t[1], fits[2] ? "fits" : "does not fit");
+  CHECK(!fits[2]);
+  CHECK(fits[0]);
+  CHECK(segments[0] > 0);
+  CHECK(fits[1]);
+  CHECK(t[0] <= t[1]); /* predicted (modelled), deterministic: not a timing */
+  sfc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_vgg16_halo);
   RUN(test_vgg16);
   RUN(test_unet);
   RUN(test_resnet50);
+  RUN(test_workspaces_tile);
+  RUN(test_auto_fits_untiled);
+  RUN(test_auto_tiles_when_needed);
   return check_summary();
 }

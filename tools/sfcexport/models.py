@@ -18,6 +18,11 @@ same contract (see docs/exporter.md).
   tiny-gpt   a decoder-only LM with tied input and output embeddings (GPT-2's tying).
   tiny-lstm  an embedding, a two-layer nn.LSTM and a per-position linear layer.
   tiny-checkpoint   a CNN whose residual blocks run under torch.utils.checkpoint.
+  darknet19  DarkNet-19, the YOLO9000 classification backbone (Redmon & Farhadi 2017,
+             "YOLO9000: Better, Faster, Stronger", Table 6): 18 convolutions (3x3, and
+             1x1 halving the channels between them), each with batch norm and leaky
+             ReLU (slope 0.1), 5 max-pools 2x2, a final 1x1 convolution to 1000
+             classes, global average pooling, cross-entropy.
 """
 import torch
 from torch import nn
@@ -188,6 +193,36 @@ def tiny_checkpoint(batch=4, image_size=16):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+def _conv_bn_leaky(cin, cout, k):
+    return [nn.Conv2d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm2d(cout),
+            nn.LeakyReLU(0.1, inplace=True)]
+
+
+# DarkNet-19's convolutions between the poolings: (output channels, kernel) each
+_DARKNET19 = [[(32, 3)], [(64, 3)], [(128, 3), (64, 1), (128, 3)], [(256, 3), (128, 1), (256, 3)],
+              [(512, 3), (256, 1), (512, 3), (256, 1), (512, 3)],
+              [(1024, 3), (512, 1), (1024, 3), (512, 1), (1024, 3)]]
+
+
+def darknet19_module(classes=1000):
+    layers, cin = [], 3
+    for i, stage in enumerate(_DARKNET19):
+        if i > 0:
+            layers.append(nn.MaxPool2d(2))
+        for cout, k in stage:
+            layers += _conv_bn_leaky(cin, cout, k)
+            cin = cout
+    layers += [nn.Conv2d(cin, classes, 1), nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+    return nn.Sequential(*layers)
+
+
+def darknet19(batch=2, image_size=224):
+    m = darknet19_module()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 1000, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
-           "tiny-checkpoint": tiny_checkpoint}
+           "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19}

@@ -225,10 +225,14 @@ typedef struct sfc_ir {
   uint64_t lower_bound; /* device arena: max over steps of live block bytes */
 
   /* schedule pass (the residency scheduler, pass_schedule.c) */
-  uint64_t schedule_budget;  /* pipeline: device bytes to schedule for; 0 = the config's */
-  bool schedule_no_prefetch; /* pipeline: issue no swap-in earlier than its own lead */
-  bool schedule_prefetched;  /* some swap-in was moved earlier to wait behind others */
-  sfc_swap_t *swaps;         /* [n_swaps] in the order made (the plan sorts them) */
+  uint64_t schedule_budget;          /* pipeline: device bytes to schedule for; 0 = the config's */
+  bool schedule_no_prefetch;         /* pipeline: issue no swap-in earlier than its own lead */
+  bool schedule_prefetched;          /* some swap-in was moved earlier to wait behind others */
+  bool schedule_lazy_waits;          /* window: also move swap-out waits later (the tuner's) */
+  uint64_t schedule_prefetch_margin; /* pipeline: the early swap-ins and late waits keep this
+                                        much of the target free (room for the packer) */
+  uint8_t schedule_margin_rounds;    /* pipeline: fragmentation rounds that raised it */
+  sfc_swap_t *swaps;                 /* [n_swaps] in the order made (the plan sorts them) */
   uint32_t n_swaps;
   sfc_dep_t *deps; /* [n_deps] of swaps and steps */
   uint32_t n_deps;
@@ -277,6 +281,10 @@ enum {
   SFC_PRIORITY_BYTES,    /* bytes, then gap length */
   SFC_PRIORITY_COUNT
 };
+
+/* The tuner's timing modes per priority: early swap-ins and late swap-out waits, early
+ * swap-ins only, neither. */
+enum { SFC_WINDOW_MODES = 3 };
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

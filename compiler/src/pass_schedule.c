@@ -42,6 +42,11 @@
  * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. Then, latest
  * choice first, every gap the budget holds without is given back (an early choice is
  * often covered by later, larger ones), which saves copies.
+ * Timing, after the choice, within the target less schedule_prefetch_margin: the
+ * swap-ins move earlier (prefetch: deadlines from the H2D queue, room given nearest
+ * reader first, issue order kept in reader order) and, with schedule_lazy_waits, the
+ * steps that wait for swap-outs move later (lazy_waits: towards the end of each copy
+ * in the D2H queue), each only where the live bytes have room.
  * The floor is the maximum over steps of the bytes left when every gap is evicted as
  * widely as it can be (persistent tensors, the step's own operands, workspaces,
  * outputs, copies in flight): the loop always reaches any target at or above it. A
@@ -480,17 +485,23 @@ static uint32_t earliest_room(const sched_t *s, uint32_t lo, uint32_t hi, int64_
 
 /* Swap-ins complete in issue order, so one may wait behind others: on the compute
  * timeline without stalls, swap-in j (in reader order) must start by
- * s_j = min(start of step u1_j, s_(j+1)) - T_in_j. Nearest reader first, each moves
- * earlier towards the last step that starts by s_j, as far as the budget allows (the
- * seed's window, which reaches ahead as far as memory allows); one absent step stays.
- * Returns whether any moved. */
+ * s_j = min(start of step u1_j, s_(j+1)) - T_in_j (computed from the last reader back).
+ * Then, nearest reader first, each moves earlier towards the last step that starts by
+ * s_j, but not ahead of the previous swap-in's issue step (the queue serves them in
+ * reader order), as far as the budget allows (the seed's window, which reaches ahead as
+ * far as memory allows); one absent step stays. Nearest first: the room goes to the
+ * swap-ins the backward pass needs soonest. Returns whether any moved. */
 static bool prefetch(sched_t *s, int64_t target) {
   const sfc_config_t *cfg = s->ir->config;
   uint32_t n = 0;
   bool moved = false;
   uint64_t *keys = malloc(((size_t)s->n_gaps + 1) * sizeof *keys);
-  if (!keys)
+  double *by = malloc(((size_t)s->n_gaps + 1) * sizeof *by);
+  if (!keys || !by) {
+    free(keys);
+    free(by);
     return false; /* an optimisation: without memory, the swap-ins stay where they are */
+  }
   for (uint32_t i = 0; i < s->n_gaps; i++)
     if (s->gaps[i].chosen && s->gaps[i].end != GAP_TAIL) /* a TAIL has no swap-in */
       keys[n++] = (uint64_t)s->gaps[i].u1 << 32 | i;
@@ -503,6 +514,12 @@ static bool prefetch(sched_t *s, int64_t target) {
     double t_in = lat + (bw > 0 ? (double)s->ir->graph->tensors[g->tensor].bytes / bw * 1e6 : 0);
     double start = (s->prefix[g->u1] < next ? s->prefix[g->u1] : next) - t_in;
     next = start;
+    by[j] = start;
+  }
+  uint32_t floor_r = 0; /* the previous swap-in's issue step */
+  for (uint32_t j = 0; j < n; j++) {
+    gap_t *g = &s->gaps[(uint32_t)keys[j]];
+    double start = by[j];
     uint32_t lo, hi;
     absent(g, &lo, &hi);
     uint32_t a = lo + 1, b = g->r_in; /* the last r in [lo + 1, r_in] starting by then */
@@ -513,12 +530,76 @@ static bool prefetch(sched_t *s, int64_t target) {
       else
         b = mid - 1;
     }
-    if (a >= g->r_in)
+    if (a < floor_r) /* not ahead of a swap-in whose reader comes first */
+      a = floor_r;
+    if (a >= g->r_in) {
+      floor_r = g->r_in;
       continue;
+    }
     uint32_t r = earliest_room(s, a, hi, (int64_t)g->bytes, target);
     if (r <= hi) {
       mt_add(&s->live, r, hi, (int64_t)g->bytes);
       g->r_in = r;
+      moved = true;
+    }
+    floor_r = g->r_in;
+  }
+  free(keys);
+  free(by);
+  return moved;
+}
+
+/* The latest step w in [lo, hi] such that steps [lo, w - 1] all stay <= target with v
+ * more bytes (lo: none of them). */
+static uint32_t latest_room(const sched_t *s, uint32_t lo, uint32_t hi, int64_t v, int64_t target) {
+  uint32_t a = lo, b = hi;
+  while (a < b) {
+    uint32_t mid = a + (b - a + 1) / 2;
+    if (mt_max(&s->live, lo, mid - 1) + v <= target)
+      a = mid;
+    else
+      b = mid - 1;
+  }
+  return a;
+}
+
+/* Swap-outs complete in issue order too: on the compute timeline without stalls,
+ * swap-out j ends at e_j = max(e_(j-1), start of step u0_j + 1) + T_out_j. Each step
+ * w_out that waits for one before it ends stalls, so in issue order each wait moves
+ * later, towards the first step that starts at e_j (never past r_in - 1), as far as
+ * the budget has room. Returns whether any moved. */
+static bool lazy_waits(sched_t *s, int64_t target) {
+  const sfc_config_t *cfg = s->ir->config;
+  uint32_t n = 0;
+  bool moved = false;
+  uint64_t *keys = malloc(((size_t)s->n_gaps + 1) * sizeof *keys);
+  if (!keys)
+    return false;
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    if (s->gaps[i].chosen && s->gaps[i].need)
+      keys[n++] = (uint64_t)s->gaps[i].u0 << 32 | i;
+  qsort(keys, n, sizeof *keys, cmp_u64);
+  double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
+  double bw = cfg->device.d2h_bytes_per_s, end = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    gap_t *g = &s->gaps[(uint32_t)keys[j]];
+    double t_out = lat + (bw > 0 ? (double)s->ir->graph->tensors[g->tensor].bytes / bw * 1e6 : 0);
+    double begin = s->prefix[g->u0 + 1];
+    end = (end > begin ? end : begin) + t_out;
+    uint32_t a = g->w_out, b = g->r_in - 1; /* the first step in [w_out, r_in - 1] from end */
+    while (a < b) {
+      uint32_t mid = a + (b - a) / 2;
+      if (s->prefix[mid] >= end)
+        b = mid;
+      else
+        a = mid + 1;
+    }
+    if (a <= g->w_out)
+      continue;
+    uint32_t w = latest_room(s, g->w_out, a, (int64_t)g->bytes, target);
+    if (w > g->w_out) {
+      mt_add(&s->live, g->w_out, w - 1, (int64_t)g->bytes);
+      g->w_out = w;
       moved = true;
     }
   }
@@ -1288,8 +1369,12 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
   for (uint32_t a = n_seq; a-- > 0;)
     unchoose(s, by_seq[a], target);
   free(by_seq);
-  if (!s->ir->schedule_no_prefetch)
-    s->ir->schedule_prefetched = prefetch(s, target);
+  if (!s->ir->schedule_no_prefetch) { /* the room they fill keeps the margin free */
+    int64_t m = (int64_t)s->ir->schedule_prefetch_margin, room = m < target ? target - m : 0;
+    s->ir->schedule_prefetched = prefetch(s, room);
+    if (s->ir->schedule_lazy_waits && lazy_waits(s, room))
+      s->ir->schedule_prefetched = true;
+  }
   return SFC_OK;
 }
 

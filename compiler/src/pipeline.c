@@ -27,6 +27,7 @@
 #include "tiler.h"
 
 #define SCHEDULE_ROUNDS 8
+#define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
 
 /* Not a pass of its own file: the plan replayed on the sim device. */
 static sfc_status_t predict(sfc_ir_t *ir, sfc_error_t *err) {
@@ -60,8 +61,10 @@ const char *sfc_pass_name(size_t index) {
 }
 
 /* The fragmentation rounds: after each pack, while the packed device arena exceeds the
- * budget, schedule again: first for the same target without the swap-ins the schedule
- * pass moved earlier (they fill the budget's room, which packs worse), then for the
+ * budget, schedule again: first for the same target with the swap-ins the schedule pass
+ * moved earlier (and the swap-out waits it moved later) keeping twice the excess more of
+ * it free, up to MARGIN_ROUNDS times, then without them (they fill the budget's room,
+ * which packs worse), then for the
  * current target minus the excess (doubled each round), but never below halfway to the
  * schedule's floor (a target near the floor packs worse); at most SCHEDULE_ROUNDS
  * rounds, and when the last round packed worse than an earlier one, one more round for
@@ -79,7 +82,13 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   if ((cfg->scheduler.policy != SFC_SCHED_WINDOW && cfg->scheduler.policy != SFC_SCHED_LMS) ||
       budget == 0 || ir->arena_bytes <= budget || ir->schedule_infeasible || r->final)
     return 0;
-  if (ir->schedule_prefetched) { /* first the same target without the early swap-ins */
+  if (ir->schedule_prefetched && ir->schedule_margin_rounds < MARGIN_ROUNDS) {
+    /* the same target, the early swap-ins keeping twice the excess more room free */
+    ir->schedule_prefetch_margin += 2 * (ir->arena_bytes - budget);
+    ir->schedule_margin_rounds++;
+    return now;
+  }
+  if (ir->schedule_prefetched) { /* then the same target without the early swap-ins */
     ir->schedule_no_prefetch = true;
     r->best_arena = 0;
     return now;
@@ -115,11 +124,11 @@ static size_t pass_index(sfc_pass_fn fn) {
 }
 
 /* window: auto. Runs blocks .. predict for each candidate (eviction priority x early
- * swap-ins or not), packed by best-fit (fast: the sim needs offsets; the final plan uses
- * the configured packer, and its fragmentation rounds) and replayed on sim in memory,
- * and keeps the fastest candidate whose scheduled blocks fit (or, when none does, the
- * smallest). Deterministic: the sim is. Leaves the choice in schedule_priority and
- * schedule_no_prefetch; the caller reruns from blocks. */
+ * swap-ins with late swap-out waits, early swap-ins only, or neither), packed by best-fit (fast:
+ * the sim needs offsets; the final plan uses the configured packer, and its fragmentation rounds)
+ * and replayed on sim in memory, and keeps the fastest candidate whose scheduled blocks fit (or,
+ * when none does, the smallest). Deterministic: the sim is. Leaves the choice in schedule_priority
+ * and schedule_no_prefetch; the caller reruns from blocks. */
 static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
@@ -129,9 +138,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   uint64_t best_arena = 0;
   bool best_fits = false;
   ir->pack_fast = true;
-  for (int c = 0; c < 2 * SFC_PRIORITY_COUNT; c++) {
-    ir->schedule_priority = (uint8_t)(c / 2);
-    ir->schedule_no_prefetch = c % 2 == 1;
+  for (int c = 0; c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
+    ir->schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
+    ir->schedule_lazy_waits = c % SFC_WINDOW_MODES == 0;
+    ir->schedule_no_prefetch = c % SFC_WINDOW_MODES == 2;
     for (size_t i = from; i <= to; i++) {
       sfc_status_t st = passes[i].fn(ir, err);
       if (st != SFC_OK) {
@@ -146,8 +156,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
               c, sfc_priority_name(ir->schedule_priority),
-              ir->schedule_no_prefetch ? "no early swap-ins" : "early swap-ins", ir->arena_bytes,
-              fits ? "" : " (over)", t * 1e3);
+              ir->schedule_no_prefetch  ? "no early swap-ins"
+              : ir->schedule_lazy_waits ? "early swap-ins, late waits"
+                                        : "early swap-ins",
+              ir->arena_bytes, fits ? "" : " (over)", t * 1e3);
     bool better = best < 0 || (fits && !best_fits) ||
                   (fits == best_fits && (fits ? t < best_time : ir->lower_bound < best_arena));
     if (better) {
@@ -160,9 +172,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       break; /* below the floor every candidate is scheduled for the floor */
   }
   ir->pack_fast = false;
-  ir->schedule_priority = (uint8_t)(best / 2);
-  ir->schedule_no_prefetch = best % 2 == 1;
-  ir->window_candidates = 2 * SFC_PRIORITY_COUNT;
+  ir->schedule_priority = (uint8_t)(best / SFC_WINDOW_MODES);
+  ir->schedule_lazy_waits = best % SFC_WINDOW_MODES == 0;
+  ir->schedule_no_prefetch = best % SFC_WINDOW_MODES == 2;
+  ir->window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT;
   ir->predicted = false;
   return SFC_OK;
 }
@@ -344,7 +357,14 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32];
-        if (again == now)
+        if (again == now && !ir->schedule_no_prefetch)
+          fprintf(dump,
+                  "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
+                  "again, the early swap-ins keeping %s free\n",
+                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
+                  ir->arena_bytes - ir->config->budget_bytes,
+                  sfc_format_size(ir->schedule_prefetch_margin, b, sizeof b));
+        else if (again == now)
           fprintf(dump,
                   "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
                   "again without the early swap-ins\n",

@@ -548,7 +548,7 @@ static void test_random_budgets(void) {
 
 /* window: auto. With best-fit configured (the tuner's own packer), a plan that needs no
  * fragmentation round is exactly its chosen candidate's: its predicted time is the least
- * of the six candidates compiled one by one (the tuner skipped by presetting
+ * of the nine candidates compiled one by one (the tuner skipped by presetting
  * window_candidates). */
 static void test_window_tuner(void) {
   uint32_t checked = 0, differ = 0;
@@ -565,13 +565,14 @@ static void test_window_tuner(void) {
     CHECK_OK(compile(&ir, g, &cfg, &err), err);
     bool plain = ir.schedule_rounds == 1 && !ir.schedule_infeasible && ir.n_swaps > 0;
     double tuned = ir.predicted_iteration_s, best = INFINITY, worst = 0;
-    CHECK(ir.n_swaps == 0 || ir.window_candidates == 6);
+    CHECK(ir.n_swaps == 0 || ir.window_candidates == SFC_WINDOW_MODES * SFC_PRIORITY_COUNT);
     sfc_ir_deinit(&ir);
-    for (int c = 0; plain && c < 6; c++) {
+    for (int c = 0; plain && c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
       sfc_ir_init(&ir, g, &cfg);
-      ir.window_candidates = 6; /* skip the tuner */
-      ir.schedule_priority = (uint8_t)(c / 2);
-      ir.schedule_no_prefetch = c % 2 == 1;
+      ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+      ir.schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
+      ir.schedule_lazy_waits = c % SFC_WINDOW_MODES == 0;
+      ir.schedule_no_prefetch = c % SFC_WINDOW_MODES == 2;
       CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
       if (ir.schedule_rounds == 1) {
         best = fmin(best, ir.predicted_iteration_s);

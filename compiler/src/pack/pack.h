@@ -50,6 +50,8 @@ typedef struct sfc_pack_options {
   uint32_t mip_max_blocks; /* "auto" tries the MIP only up to this many blocks */
   int verbose;             /* > 0: progress lines on stderr */
   bool minimize;           /* "mip"/"search": keep lowering the peak below capacity (see below) */
+  bool fit_is_enough;      /* "auto": a peak within the capacity is done (a scheduled plan:
+                              the schedule aimed at the budget, a lower arena buys nothing) */
 } sfc_pack_options_t;
 
 typedef struct sfc_pack_result {

@@ -4,7 +4,8 @@
  * parts are packed one by one, the one with the largest lower bound first; a part
  * is done as soon as its peak reaches its target: its own lower bound (max live
  * bytes), which proves it optimal, or the peak the parts before it already need,
- * whichever is larger (the arena is that tall anyway). For each part:
+ * whichever is larger (the arena is that tall anyway), or with fit_is_enough the
+ * capacity (a scheduled plan only has to fit its budget). For each part:
  *
  *   1. best-fit with offset lines (pack_bestfit.c, the seed's heuristic), under
  *      four preferences among the blocks that fit a line: the seed's longest
@@ -440,6 +441,8 @@ static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options
               .lower = sfc_pack_lower_bound(p),
               .verbose = opt->verbose};
   b.target = target > b.lower ? target : b.lower;
+  if (opt->fit_is_enough && p->capacity > b.target)
+    b.target = p->capacity; /* fitting is the goal: done as soon as the peak fits */
   b.bound = b.lower;
   if (!b.offset)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);

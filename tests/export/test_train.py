@@ -14,7 +14,10 @@ for bit (sfc-train exits 1 at the first difference). The budgeted plans must rea
 Models (`models`): tiny-cnn (batch norm, in-place ReLU; in core only: one step of its
 backward holds nearly its whole peak), tiny-transformer (dropout: random numbers),
 tiny-gpt (tied weights, causal mask), tiny-lstm (nn.LSTM), tiny-checkpoint
-(torch.utils.checkpoint); `unet`: the bundled U-Net (542 ops) at batch 2, 96x96.
+(torch.utils.checkpoint); `unet`: the bundled U-Net (542 ops) at batch 2, 96x96;
+`bundled` (run by hand, not in CI): ResNet-18/50, MobileNetV2, DenseNet-121, VGG-16 and
+BERT-base at small sizes, in core and at 50 % and 30 % of the in-core peak (parameters
+and optimizer state swapped through their homes).
 
 `errors`: each one line and its exit status: a model that leaves the graph at run time
 (train_models:diverging, caught in its third iteration, exit 1); a plan compiled from
@@ -108,6 +111,17 @@ MODELS = [  # model, batch, export options, budget fractions of the in-core peak
 
 
 REAL = [("unet", 2, ["--image-size", "96"], (0.5, 0.3))]  # a bundled model, 542 ops
+
+# `test_train.py bundled` (not in CI: about 16 minutes on 2 cores): the other bundled
+# models and torchvision's ResNet-18 at small sizes, in core and at 50 % and 30 %
+BUNDLED = [
+    ("resnet18", 4, ["--image-size", "64"], (0.5, 0.3)),
+    ("resnet50", 2, ["--image-size", "64"], (0.5, 0.3)),
+    ("mobilenet_v2", 2, ["--image-size", "64"], (0.5, 0.3)),
+    ("densenet121", 2, ["--image-size", "64"], (0.5, 0.3)),
+    ("vgg16", 1, ["--image-size", "32"], (0.5, 0.3)),
+    ("bert-base", 1, ["--seq-len", "16"], (0.5, 0.3)),
+]
 
 
 def prepared(model, batch, opts, d):
@@ -282,6 +296,8 @@ def main():
             models(d)
         if which in ("unet", "all"):
             models(d, REAL)
+        if which == "bundled":
+            models(d, BUNDLED)
         if which in ("errors", "all"):
             errors(d)
         if which in ("fake_cuda", "all"):

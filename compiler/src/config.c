@@ -28,6 +28,7 @@ void sfc_config_defaults(sfc_config_t *cfg) {
   cfg->tiling.mode = SFC_TILING_AUTO;
   cfg->tiling.max_tiles = 1024;
   cfg->tiling.min_tile = 16;
+  cfg->tiling.halo = SFC_HALO_MASKED;
   snprintf(cfg->packer.algorithm, sizeof cfg->packer.algorithm, "auto");
   cfg->packer.mip_max_blocks = 30;
   cfg->packer.time_limit_s = 10.0;
@@ -64,6 +65,16 @@ const char *sfc_sched_policy_name(sfc_sched_policy_t policy) {
       return "vdnn";
     case SFC_SCHED_LMS:
       return "lms";
+  }
+  return "unknown";
+}
+
+const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo) {
+  switch (halo) {
+    case SFC_HALO_MASKED:
+      return "masked";
+    case SFC_HALO_SEED:
+      return "seed";
   }
   return "unknown";
 }
@@ -185,6 +196,7 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "max_tiles", a, "tiles per segment at most, 1..1048576");
   snprintf(a, sizeof a, "%u", (unsigned)cfg->tiling.min_tile);
   field(out, "min_tile", a, "smallest spatial tile extent, 1..65536");
+  field(out, "halo", sfc_tiling_halo_name(cfg->tiling.halo), "masked | seed");
 
   fprintf(out, "\npacker:\n");
   field(out, "algorithm", cfg->packer.algorithm, "a packer name, or auto");

@@ -35,6 +35,12 @@ typedef enum sfc_tiling_mode {
   SFC_TILING_AUTO = 2 /* tile only where a tensor does not fit the budget */
 } sfc_tiling_mode_t;
 
+/* How a tiled segment's backward finds its boxes (docs/algorithms.md "FT tiling"). */
+typedef enum sfc_tiling_halo {
+  SFC_HALO_MASKED = 0, /* each tile backpropagates its own output tile: forward halo only */
+  SFC_HALO_SEED = 1    /* the SFT artifact's: a backward halo too, disjoint input gradients */
+} sfc_tiling_halo_t;
+
 /* A device and its link to the host. Built-in profiles fill every field. */
 typedef struct sfc_profile {
   char name[SFC_NAME_BYTES]; /* e.g. "h200-pcie5" */
@@ -72,6 +78,7 @@ typedef struct sfc_config {
     sfc_tiling_mode_t mode; /* default auto */
     uint32_t max_tiles;     /* per segment, default 1024 */
     uint32_t min_tile;      /* smallest spatial tile extent, default 16 */
+    sfc_tiling_halo_t halo; /* default masked */
   } tiling;
 
   struct {
@@ -135,5 +142,6 @@ sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *
 
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);
+const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo);
 
 #endif /* SFC_CONFIG_H */

@@ -62,15 +62,16 @@ typedef enum kind {
   K_NUMBER,   /* double in [lo, hi] */
   K_POLICY,   /* sfc_sched_policy_t */
   K_MODE,     /* sfc_tiling_mode_t */
+  K_HALO,     /* sfc_tiling_halo_t */
   K_WINDOW,   /* "auto" or a size > 0 */
   K_COUNT,    /* uint32_t in [min, max] */
   K_NAME      /* char[SFC_NAME_BYTES] of [a-z0-9-] */
 } kind_t;
 
 static const char *const kind_names[] = {
-    "the version number", "a profile name", "a size",   "a size",   "a rate",
-    "a duration",         "a number",       "a number", "a policy", "a mode",
-    "auto or a size",     "a whole number", "a name"};
+    "the version number", "a profile name", "a size",         "a size",   "a rate",
+    "a duration",         "a number",       "a number",       "a policy", "a mode",
+    "a halo mode",        "auto or a size", "a whole number", "a name"};
 
 typedef enum field_id {
   F_VERSION,
@@ -96,6 +97,7 @@ typedef enum field_id {
   F_TILING_MODE,
   F_MAX_TILES,
   F_MIN_TILE,
+  F_HALO,
   F_ALGORITHM,
   F_MIP_MAX_BLOCKS,
   F_TIME_LIMIT,
@@ -151,6 +153,7 @@ static const field_t fields[F_COUNT] = {
     [F_TILING_MODE] = {S_TILING, "mode", K_MODE, AT(tiling.mode), 0, 0},
     [F_MAX_TILES] = {S_TILING, "max_tiles", K_COUNT, AT(tiling.max_tiles), 1, 1u << 20},
     [F_MIN_TILE] = {S_TILING, "min_tile", K_COUNT, AT(tiling.min_tile), 1, 1u << 16},
+    [F_HALO] = {S_TILING, "halo", K_HALO, AT(tiling.halo), 0, 0},
     [F_ALGORITHM] = {S_PACKER, "algorithm", K_NAME, AT(packer.algorithm), 0, 0},
     [F_MIP_MAX_BLOCKS] = {S_PACKER, "mip_max_blocks", K_COUNT, AT(packer.mip_max_blocks), 0, 10000},
     [F_TIME_LIMIT] = {S_PACKER, "time_limit", K_DURATION, AT(packer.time_limit_s), 0, 0,
@@ -161,6 +164,7 @@ static const field_t fields[F_COUNT] = {
 
 static const char *const policy_names[] = {"none", "window", "vdnn", "lms"};
 static const char *const mode_names[] = {"off", "on", "auto"};
+static const char *const halo_names[] = {"masked", "seed"};
 
 /* ---- loader state and messages ------------------------------------------------- */
 
@@ -492,6 +496,16 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
       return SFC_OK;
     }
 
+    case K_HALO: {
+      int i = name_index(halo_names, 2, s);
+      if (i < 0)
+        return FAIL(L, e->start_mark, path, "unknown halo mode '%s'; expected one of: masked, seed",
+                    v);
+      sfc_tiling_halo_t h = (sfc_tiling_halo_t)i;
+      memcpy(slot, &h, sizeof h);
+      return SFC_OK;
+    }
+
     case K_WINDOW:
       L->staged.scheduler.window_auto = strcmp(s, "auto") == 0;
       if (L->staged.scheduler.window_auto)
@@ -693,6 +707,8 @@ static size_t value_bytes(kind_t kind) {
       return sizeof(sfc_sched_policy_t);
     case K_MODE:
       return sizeof(sfc_tiling_mode_t);
+    case K_HALO:
+      return sizeof(sfc_tiling_halo_t);
     case K_COUNT:
       return sizeof(uint32_t);
     case K_NAME:

@@ -260,9 +260,9 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       *c = (tiling_candidate_t){0};
       c->tile_div = tile_divs[a];
       c->checkpoint_div = checkpoint_divs[b];
-      SFC_TRY(sfc_ft_partition(ir->graph, budget / c->tile_div, budget / c->checkpoint_div,
-                               cfg->tiling.max_tiles, cfg->tiling.min_tile, false, &c->segs, &c->n,
-                               &ir->pool, err));
+      SFC_TRY(sfc_ft_partition_halo(ir->graph, (uint8_t)cfg->tiling.halo, budget / c->tile_div,
+                                    budget / c->checkpoint_div, cfg->tiling.max_tiles,
+                                    cfg->tiling.min_tile, false, &c->segs, &c->n, &ir->pool, err));
       for (uint32_t k = 0; k < c->n; k++)
         c->tiles += sfc_ft_tile_count(&c->segs[k]);
       bool dup = c->n == 0;

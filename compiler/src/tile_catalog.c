@@ -143,3 +143,53 @@ bool sfc_ft_bilinear_in(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int
   *in_hi = i0 < n_in - 1 ? i0 + 1 : i0;
   return true;
 }
+
+/* Outputs whose taps [a(o), b(o)] meet [lo, hi]: a and b are nondecreasing in o, so they
+ * are [first o with b(o) >= lo, last o with a(o) <= hi]. */
+static bool upsample_out(bool bilinear, int64_t n_in, int64_t n_out, int64_t lo, int64_t hi,
+                         int64_t *out_lo, int64_t *out_hi) {
+  if (n_in <= 0 || n_out <= 0 || lo < 0 || hi >= n_in || lo > hi)
+    return false;
+  int64_t a = 0, b = 0;
+  int64_t l = 0, r = n_out; /* first o in [0, n_out] with b(o) >= lo */
+  while (l < r) {
+    int64_t m = l + (r - l) / 2;
+    if (bilinear)
+      sfc_ft_bilinear_in(n_in, n_out, m, m, &a, &b);
+    else
+      sfc_ft_nearest_in(n_in, n_out, m, m, &a, &b);
+    if (b >= lo)
+      r = m;
+    else
+      l = m + 1;
+  }
+  int64_t first = l;
+  l = -1;
+  r = n_out - 1; /* last o in [-1, n_out) with a(o) <= hi */
+  while (l < r) {
+    int64_t m = r - (r - l) / 2;
+    if (bilinear)
+      sfc_ft_bilinear_in(n_in, n_out, m, m, &a, &b);
+    else
+      sfc_ft_nearest_in(n_in, n_out, m, m, &a, &b);
+    if (a <= hi)
+      l = m;
+    else
+      r = m - 1;
+  }
+  if (first > l)
+    return false;
+  *out_lo = first;
+  *out_hi = l;
+  return true;
+}
+
+bool sfc_ft_nearest_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
+                        int64_t *out_hi) {
+  return upsample_out(false, n_in, n_out, lo, hi, out_lo, out_hi);
+}
+
+bool sfc_ft_bilinear_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
+                         int64_t *out_hi) {
+  return upsample_out(true, n_in, n_out, lo, hi, out_lo, out_hi);
+}

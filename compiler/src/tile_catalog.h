@@ -73,4 +73,12 @@ bool sfc_ft_nearest_in(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int6
 bool sfc_ft_bilinear_in(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *in_lo,
                         int64_t *in_hi);
 
+/* Their backward maps: inputs [lo, hi] are read exactly by outputs [*out_lo, *out_hi]
+ * (every output whose taps touch them); false when none reads them. Both forward maps
+ * are monotone in the output, so the outputs form one range, found by bisection. */
+bool sfc_ft_nearest_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
+                        int64_t *out_hi);
+bool sfc_ft_bilinear_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
+                         int64_t *out_hi);
+
 #endif /* SFC_TILE_CATALOG_H */

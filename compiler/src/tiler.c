@@ -10,6 +10,7 @@
  *      that input's; threshold_backward's: the ReLU output's; a gradient sum: the hull
  *      of its terms; a channel slice: its source's). Outside its box the tile's gradient
  *      is zero, so readers treat it as zero there.
+ * Boxes (seed halo mode): seed_tile_boxes, below; the forward segment as step 1 above.
  * Cost: O(ops in the segment) per tile.
  */
 #include "tiler.h"
@@ -357,6 +358,25 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
     if (info->role[t] == SFC_FT_ROLE_PARTIAL)
       info->n_partial++;
   }
+  /* seed mode computes a gradient the segment hands on once per tile, on the tile's
+   * disjoint part only: no op of the segment may read more of it */
+  for (uint32_t i = s->bwd_begin; s->halo == SFC_HALO_SEED && i < s->bwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    if (backward_rule(op) == BWD_VIEW)
+      continue;
+    for (uint32_t k = 0; k < op->n_inputs; k++) {
+      uint32_t t = op->inputs[k];
+      if (made[t] == 2 && info->role[t] == SFC_FT_ROLE_ACCUMULATE && !weight_grad[t] &&
+          is_spatial(&g->tensors[t]))
+        return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                             "tiling.halo seed: gradient %u (%s) is handed on by the segment and "
+                             "also read by its op %u (%s); seed tiles compute it only on their "
+                             "disjoint part (use halo masked)",
+                             t, g->tensors[t].name, i, op->type);
+    }
+  }
+  if (s->halo > SFC_HALO_SEED)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT, "segment halo mode %u is unknown", s->halo);
   /* the forward ops the backward reruns: those whose every output is recomputed */
   for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
     const sfc_op_t *op = &g->ops[i];
@@ -373,24 +393,30 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
 
 /* ---- boxes ---------------------------------------------------------------------- */
 
-void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
-                       uint32_t tile, sfc_ft_box_t *boxes) {
-  for (uint32_t t = 0; t < g->n_tensors; t++)
-    boxes[t] = info->role[t] == SFC_FT_ROLE_WHOLE ? box_whole(&g->tensors[t]) : box_empty();
-  /* O_t: tile index row-major over N, C, H, W */
-  const sfc_tensor_t *out = &g->tensors[s->output];
-  sfc_ft_box_t o = box_whole(out);
+/* Tile `tile`'s disjoint part of a 4-D tensor x: the grid applied to x's own shape
+ * (tile index row-major over N, C, H, W; channels whole). Over the tiles these cover x
+ * exactly once. */
+static sfc_ft_box_t part_box(const sfc_tensor_t *x, const sfc_ft_segment_t *s, uint32_t tile) {
+  sfc_ft_box_t o = box_whole(x);
   uint32_t rest = tile;
   for (int a = 3; a >= 0; a--) {
     uint32_t n = s->grid[a], i = rest % n;
     rest /= n;
     if (a == 1)
       continue;
-    int64_t len = out->shape[a];
+    int64_t len = x->shape[a];
     o.lo[a] = len * (int64_t)i / (int64_t)n;
     o.hi[a] = len * (int64_t)(i + 1) / (int64_t)n;
   }
-  boxes[s->output] = o;
+  return o;
+}
+
+/* Step 1: the forward receptive fields of O_t (both modes' forward segment). */
+void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                               const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes) {
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    boxes[t] = info->role[t] == SFC_FT_ROLE_WHOLE ? box_whole(&g->tensors[t]) : box_empty();
+  boxes[s->output] = part_box(&g->tensors[s->output], s, tile);
   /* 1. forward receptive fields, backwards over the forward ops */
   for (uint32_t i = s->fwd_end; i-- > s->fwd_begin;) {
     const sfc_op_t *op = &g->ops[i];
@@ -416,6 +442,18 @@ void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sf
       box_hull(&boxes[x], &b);
     }
   }
+}
+
+static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                            const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes);
+
+void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
+                       uint32_t tile, sfc_ft_box_t *boxes) {
+  if (s->halo == SFC_HALO_SEED) {
+    seed_tile_boxes(g, s, info, tile, boxes);
+    return;
+  }
+  sfc_ft_tile_boxes_forward(g, s, info, tile, boxes);
   /* 2. gradients, forwards over the backward ops: each output gets the box its op
    * computes (sfc_ft_op_boxes), hulled over the ops that make it */
   sfc_ft_box_t ob[8];
@@ -571,16 +609,306 @@ void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_
   }
 }
 
+/* ---- seed halo mode ------------------------------------------------------------ */
+
+static bool is_conv_backward(const sfc_op_t *op) {
+  return strcmp(op->type, "convolution_backward") == 0;
+}
+
+/* Output k of backward op `op` is a data gradient (the gradient of a tiled forward
+ * tensor), not a weight's, a bias's or scratch. */
+static bool data_grad(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_op_t *op,
+                      uint32_t k) {
+  if (k >= op->n_outputs)
+    return false;
+  uint32_t t = op->outputs[k];
+  const sfc_tensor_t *x = &g->tensors[t];
+  if (!is_spatial(x) || info->role[t] == SFC_FT_ROLE_WHOLE || is_workspace(g, t))
+    return false;
+  switch (backward_rule(op)) {
+    case BWD_DATA_IN0: {
+      const sfc_tensor_t *fx = &g->tensors[g->ops[op->backward_of].inputs[0]];
+      return k == 0 && memcmp(x->shape, fx->shape, 4 * sizeof x->shape[0]) == 0;
+    }
+    case BWD_THRESHOLD:
+    case BWD_SUM:
+    case BWD_SLICE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* A convolution_backward that computes a weight's or a bias's gradient. */
+static bool has_weight_grads(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_op_t *op) {
+  if (!is_conv_backward(op))
+    return false;
+  for (uint32_t k = 0; k < op->n_outputs; k++)
+    if (!data_grad(g, info, op, k) && !is_workspace(g, op->outputs[k]))
+      return true;
+  return false;
+}
+
+/* The box of forward op f's output gradient that its input gradient on box `in` (of f's
+ * input 0) reads: the catalog's backward maps per H and W, N kept, C whole. */
+static sfc_ft_box_t grad_out_box(const sfc_graph_t *g, const sfc_op_t *f, const sfc_ft_box_t *in) {
+  const sfc_tensor_t *x = &g->tensors[f->inputs[0]], *y = &g->tensors[f->outputs[0]];
+  if (box_is_empty(in))
+    return box_empty();
+  sfc_ft_box_t b = box_whole(y);
+  b.lo[0] = in->lo[0];
+  b.hi[0] = in->hi[0];
+  sfc_ft_class_t cls = sfc_ft_lookup(f->type)->cls;
+  for (int axis = 0; axis < 2; axis++) {
+    int64_t lo = in->lo[2 + axis], hi = in->hi[2 + axis] - 1, olo = 0, ohi = -1;
+    int64_t n_in = x->shape[2 + axis], n_out = y->shape[2 + axis];
+    bool any = true;
+    switch (cls) {
+      case SFC_FT_WINDOW: {
+        sfc_ft_window_t w = op_window(f, x, y, axis);
+        any = sfc_ft_window_out(&w, lo, hi, &olo, &ohi);
+        break;
+      }
+      case SFC_FT_UPSAMPLE_NEAREST:
+        any = sfc_ft_nearest_out(n_in, n_out, lo, hi, &olo, &ohi);
+        break;
+      case SFC_FT_UPSAMPLE_BILINEAR:
+        any = sfc_ft_bilinear_out(n_in, n_out, lo, hi, &olo, &ohi);
+        break;
+      default:
+        olo = lo;
+        ohi = hi;
+        break;
+    }
+    if (!any)
+      return box_empty();
+    b.lo[2 + axis] = olo;
+    b.hi[2 + axis] = ohi + 1;
+  }
+  return b;
+}
+
+/* The input operand of op (a backward op of f) that is f's input 0, or NONE. */
+static uint32_t forward_input_slot(const sfc_op_t *op, const sfc_op_t *f) {
+  for (uint32_t k = 1; k < op->n_inputs; k++)
+    if (op->inputs[k] == f->inputs[0])
+      return k;
+  return NONE;
+}
+
+/* Seed boxes of tile `tile` (see tiler.h). Cost: O(ops in the segment).
+ *   1. every gradient the segment hands on: its own disjoint tile (part_box); walking
+ *      the backward ops backwards, each input of an op gets what the op reads of it to
+ *      compute its outputs on their boxes, hulled over its readers: an input gradient on
+ *      box B reads the output gradient on the outputs that read B (the backward halo),
+ *      the indices there, the forward input on B (for its shape only); a weight gradient
+ *      reads the output gradient on its disjoint tile and the forward input on what that
+ *      reads; pointwise ops, sums and slices read their output's box;
+ *   2. walking the recomputed forward ops backwards, each forward input gets what the op
+ *      reads to make its outputs' boxes (a forward halo of the haloed boxes). */
+static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                            const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes) {
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    boxes[t] = info->role[t] == SFC_FT_ROLE_WHOLE ? box_whole(&g->tensors[t]) : box_empty();
+  for (uint32_t i = s->bwd_begin; i < s->bwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      if (data_grad(g, info, op, k) && info->role[op->outputs[k]] == SFC_FT_ROLE_ACCUMULATE)
+        boxes[op->outputs[k]] = part_box(&g->tensors[op->outputs[k]], s, tile);
+  }
+  for (uint32_t i = s->bwd_end; i-- > s->bwd_begin;) {
+    const sfc_op_t *op = &g->ops[i];
+    if (op->n_outputs == 0)
+      continue;
+    sfc_ft_box_t ob = data_grad(g, info, op, 0) ? boxes[op->outputs[0]] : box_empty();
+    switch (backward_rule(op)) {
+      case BWD_DATA_IN0: {
+        const sfc_op_t *f = &g->ops[op->backward_of];
+        uint32_t xs = forward_input_slot(op, f);
+        if (!box_is_empty(&ob)) {
+          sfc_ft_box_t need = grad_out_box(g, f, &ob);
+          box_hull(&boxes[op->inputs[0]], &need);
+          for (uint32_t k = 1; k < op->n_inputs; k++) {
+            uint32_t t = op->inputs[k];
+            if (info->role[t] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[t]))
+              continue;
+            box_hull(&boxes[t], k == xs ? &ob : &need); /* the input; max pooling's indices */
+          }
+        }
+        if (has_weight_grads(g, info, op)) {
+          sfc_ft_box_t d = part_box(&g->tensors[op->inputs[0]], s, tile);
+          box_hull(&boxes[op->inputs[0]], &d);
+          uint32_t x = f->inputs[0];
+          if (xs != NONE && info->role[x] != SFC_FT_ROLE_WHOLE) {
+            sfc_ft_box_t xb = input_box(g, f, SFC_FT_WINDOW, x, f->outputs[0], &d);
+            box_hull(&boxes[x], &xb);
+          }
+        }
+        break;
+      }
+      case BWD_THRESHOLD:
+      case BWD_SUM:
+        for (uint32_t k = 0; k < op->n_inputs; k++)
+          if (is_spatial(&g->tensors[op->inputs[k]]) &&
+              info->role[op->inputs[k]] != SFC_FT_ROLE_WHOLE)
+            box_hull(&boxes[op->inputs[k]], &ob);
+        break;
+      case BWD_SLICE:
+        if (op->n_inputs > 0 && !box_is_empty(&ob)) {
+          sfc_ft_box_t c = ob;
+          c.lo[1] = 0;
+          c.hi[1] = g->tensors[op->inputs[0]].shape[1];
+          box_hull(&boxes[op->inputs[0]], &c);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (uint32_t i = s->fwd_end; i-- > s->fwd_begin;) {
+    const sfc_op_t *op = &g->ops[i];
+    if (!info->recompute[i] || op->n_outputs == 0)
+      continue;
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    sfc_ft_box_t ob = box_empty();
+    for (uint32_t k = 0; k < op->n_outputs; k++)
+      box_hull(&ob, &boxes[op->outputs[k]]);
+    if (box_is_empty(&ob))
+      continue;
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      sfc_ft_box_t b = ob;
+      b.lo[1] = 0;
+      b.hi[1] = g->tensors[op->outputs[k]].shape[1];
+      box_hull(&boxes[op->outputs[k]], &b);
+    }
+    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
+    for (uint32_t k = 0; k < data_inputs; k++) {
+      uint32_t x = op->inputs[k];
+      if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
+        continue;
+      sfc_ft_box_t b = input_box(g, op, e->cls, x, op->outputs[0], &ob);
+      box_hull(&boxes[x], &b);
+    }
+  }
+}
+
+/* Which part of a backward op a seed step runs. */
+enum { PART_ALL = 0, PART_DATA = 1, PART_WEIGHT = 2 };
+
+/* Seed boxes of op op_index's operands in backward tile `tile` (tensor boxes tb from
+ * seed_tile_boxes): PART_DATA of a convolution_backward computes the input gradient on
+ * its box from the output gradient on what that reads, PART_WEIGHT the weight and bias
+ * gradients from the output gradient on its disjoint tile and the input on what that
+ * reads (with the window's zeros); skip[k]: output k is not computed by the step (its box
+ * is empty). Other ops as seed_tile_boxes reads them (PART_ALL); forward ops as in masked
+ * mode (on the seed boxes). */
+static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                          const sfc_ft_info_t *info, const sfc_ft_box_t *tb, uint32_t tile,
+                          uint32_t op_index, int part, sfc_ft_box_t *boxes, uint32_t (*pad_lo)[4],
+                          uint32_t (*pad_hi)[4], bool *skip) {
+  const sfc_op_t *op = &g->ops[op_index];
+  uint32_t m = sfc_op_operand_count(op);
+  for (uint32_t k = 0; k < m; k++)
+    skip[k] = false;
+  sfc_ft_op_boxes(g, s, info, tb, op_index, boxes, pad_lo, pad_hi); /* forward ops; defaults */
+  if (op->phase == SFC_PHASE_FORWARD || op->n_outputs == 0)
+    return;
+  for (uint32_t k = 0; k < m; k++) {
+    uint32_t t = sfc_op_operand(op, k);
+    boxes[k] = info->role[t] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[t])
+                   ? box_whole(&g->tensors[t])
+                   : tb[t];
+    memset(pad_lo[k], 0, sizeof pad_lo[k]);
+    memset(pad_hi[k], 0, sizeof pad_hi[k]);
+  }
+  sfc_ft_box_t ob = data_grad(g, info, op, 0) ? tb[op->outputs[0]] : box_empty();
+  switch (backward_rule(op)) {
+    case BWD_DATA_IN0: {
+      const sfc_op_t *f = &g->ops[op->backward_of];
+      bool conv = is_conv_backward(op), weight = conv && part == PART_WEIGHT;
+      sfc_ft_box_t d =
+          weight ? part_box(&g->tensors[op->inputs[0]], s, tile) : grad_out_box(g, f, &ob);
+      boxes[0] = d;
+      uint32_t xs = forward_input_slot(op, f);
+      for (uint32_t k = 1; k < op->n_inputs; k++) {
+        uint32_t t = op->inputs[k];
+        if (info->role[t] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[t]))
+          continue;
+        if (k != xs)
+          boxes[k] = d; /* max pooling's indices: shaped like the output */
+        else if (!weight)
+          boxes[k] = ob; /* the input gradient's geometry; not read */
+        else
+          boxes[k] = input_box(g, f, SFC_FT_WINDOW, t, f->outputs[0], &d);
+      }
+      for (uint32_t k = 0; k < op->n_outputs; k++) {
+        uint32_t j = op->n_inputs + k, t = op->outputs[k];
+        if (data_grad(g, info, op, k)) {
+          boxes[j] = ob;
+          skip[j] = weight;
+        } else {
+          boxes[j] = box_whole(&g->tensors[t]);
+          skip[j] = conv && part == PART_DATA && !is_workspace(g, t);
+        }
+      }
+      if (weight && xs != NONE && !box_is_empty(&boxes[xs]) && !box_is_empty(&d))
+        for (int axis = 0; axis < 2; axis++) {
+          sfc_ft_window_t w =
+              op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
+          window_pads(&w, d.lo[2 + axis], d.hi[2 + axis], boxes[xs].lo[2 + axis],
+                      boxes[xs].hi[2 + axis], &pad_lo[xs][2 + axis], &pad_hi[xs][2 + axis]);
+        }
+      break;
+    }
+    case BWD_THRESHOLD:
+    case BWD_SUM:
+      for (uint32_t k = 0; k < m; k++)
+        if (is_spatial(&g->tensors[sfc_op_operand(op, k)]) &&
+            info->role[sfc_op_operand(op, k)] != SFC_FT_ROLE_WHOLE)
+          boxes[k] = ob;
+      break;
+    case BWD_SLICE:
+      if (op->n_inputs > 0) {
+        boxes[0] = ob;
+        if (!box_is_empty(&ob)) {
+          boxes[0].lo[1] = 0;
+          boxes[0].hi[1] = g->tensors[op->inputs[0]].shape[1];
+        }
+      }
+      for (uint32_t k = 0; k < op->n_outputs; k++)
+        boxes[op->n_inputs + k] = ob;
+      break;
+    default:
+      break;
+  }
+}
+
+/* The bytes of the PARTIAL tensors' boxes in tile `tile`: seed mode, the larger of the
+ * forward segment's tile and the backward's. */
+static uint64_t tile_partial_bytes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                                   const sfc_ft_info_t *info, uint32_t tile,
+                                   sfc_ft_box_t *scratch) {
+  uint64_t best = 0;
+  for (int pass = 0; pass < (s->halo == SFC_HALO_SEED ? 2 : 1); pass++) {
+    if (pass == 0)
+      sfc_ft_tile_boxes(g, s, info, tile, scratch);
+    else
+      sfc_ft_tile_boxes_forward(g, s, info, tile, scratch);
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      if (info->role[t] == SFC_FT_ROLE_PARTIAL)
+        sum += sfc_ft_box_bytes(g, t, &scratch[t]);
+    best = sum > best ? sum : best;
+  }
+  return best;
+}
+
 static uint64_t partial_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
                              const sfc_ft_info_t *info, sfc_ft_box_t *scratch, uint64_t limit) {
   uint64_t peak = 0;
   uint32_t n = sfc_ft_tile_count(s);
   for (uint32_t tile = 0; tile < n; tile++) {
-    sfc_ft_tile_boxes(g, s, info, tile, scratch);
-    uint64_t sum = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++)
-      if (info->role[t] == SFC_FT_ROLE_PARTIAL)
-        sum += sfc_ft_box_bytes(g, t, &scratch[t]);
+    uint64_t sum = tile_partial_bytes(g, s, info, tile, scratch);
     if (sum > peak)
       peak = sum;
     if (peak > limit)
@@ -604,6 +932,7 @@ typedef struct rewriter {
   uint32_t n_uses, cap_uses;
   sfc_plan_box_t *boxes;
   uint32_t n_boxes, cap_boxes;
+  uint32_t *acc; /* [n_tensors] the plan segment + 1 that last accumulated the tensor */
 } rewriter_t;
 
 static bool grow(sfc_pool_t *pool, void **p, uint32_t *cap, uint32_t need, size_t size) {
@@ -626,10 +955,12 @@ static bool grow(sfc_pool_t *pool, void **p, uint32_t *cap, uint32_t need, size_
   return true;
 }
 
-/* Appends a copy of the steps pass's step for op i; boxes from the tile when `tb`. */
+/* Appends a copy of the steps pass's step for op i; boxes from the tile when `tb`; in a
+ * seed segment's backward, `part` of the op (PART_*), its time `factor` of the op's. */
 static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft_segment_t *s,
                               const sfc_ft_info_t *info, const sfc_ft_box_t *tb, uint32_t seg,
-                              uint32_t tile, uint32_t flags, sfc_error_t *err) {
+                              uint32_t tile, uint32_t flags, int part, double factor,
+                              sfc_error_t *err) {
   sfc_ir_t *ir = w->ir;
   const sfc_graph_t *g = ir->graph;
   const sfc_op_t *op = &g->ops[src->op];
@@ -644,9 +975,13 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
   if (tb) {
     sfc_ft_box_t ob[SFC_MAX_OP_OPERANDS > 64 ? 64 : SFC_MAX_OP_OPERANDS];
     uint32_t pl[64][4], ph[64][4];
+    bool skip[64] = {false};
     if (m > 64)
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u has too many operands to tile", src->op);
-    sfc_ft_op_boxes(g, s, info, tb, src->op, ob, pl, ph);
+    if (s->halo == SFC_HALO_SEED && !(flags & SFC_STEP_RECOMPUTE) && op->phase != SFC_PHASE_FORWARD)
+      seed_op_boxes(g, s, info, tb, tile, src->op, part, ob, pl, ph, skip);
+    else
+      sfc_ft_op_boxes(g, s, info, tb, src->op, ob, pl, ph);
     st.segment = seg;
     st.tile = tile;
     double share = 1;
@@ -655,8 +990,10 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
       const sfc_tensor_t *x = &g->tensors[u.tensor];
       uint8_t role = info->role[u.tensor];
       if (role == SFC_FT_ROLE_ACCUMULATE && k >= op->n_inputs) {
-        /* the segment's first tile zero-fills and adds (a write); later ones read too */
-        u.access = tile == 0 ? SFC_ACCESS_WRITE : SFC_ACCESS_RW;
+        /* the segment's first step writing it zero-fills and adds (a write); later ones
+         * read too */
+        u.access = w->acc[u.tensor] == seg + 1 ? SFC_ACCESS_RW : SFC_ACCESS_WRITE;
+        w->acc[u.tensor] = seg + 1;
         u.flags |= SFC_USE_ACCUMULATE;
       }
       if (role == SFC_FT_ROLE_PARTIAL)
@@ -670,13 +1007,24 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
         b.hi[a] = !boxed ? x->shape[a] : ob[k].hi[a] > ob[k].lo[a] ? ob[k].hi[a] : ob[k].lo[a];
         b.pad_lo[a] = boxed ? pl[k][a] : 0;
         b.pad_hi[a] = boxed ? ph[k][a] : 0;
+        if (skip[k]) /* not computed by this step: an empty box (inside its buffer's) */
+          b.hi[a] = b.lo[a];
       }
       u.box = w->n_boxes;
       w->boxes[w->n_boxes++] = b;
       w->uses[w->n_uses++] = u;
     }
-    /* the step's share of the op: sfc/steps.h's rule (outputs first, then inputs) */
+    /* the step's share of the op: sfc/steps.h's rule (outputs first, then inputs); a
+     * part of a convolution_backward: its factor of the op times its input gradient's
+     * share (PART_DATA) or its output gradient's (PART_WEIGHT) */
     uint32_t nio = op->n_inputs + op->n_outputs;
+    if (part != PART_ALL) {
+      uint32_t j = part == PART_DATA ? op->n_inputs : 0;
+      const sfc_use_t *u = &w->uses[st.use_begin + j];
+      const sfc_tensor_t *x = &g->tensors[u->tensor];
+      share = factor * sfc_box_share(&w->boxes[u->box], x->shape, x->ndim);
+      nio = 0;
+    }
     for (uint32_t i = 0; i < nio; i++) {
       uint32_t j = i < op->n_outputs ? op->n_inputs + i : i - op->n_outputs;
       const sfc_use_t *u = &w->uses[st.use_begin + j];
@@ -707,12 +1055,13 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
   if (ir->n_steps != g->n_ops || ir->n_boxes != 0)
     return sfc_error_set(err, SFC_ERR_BAD_INPUT, "the tiler runs once, on the steps pass's output");
   rewriter_t w = {.ir = ir};
+  w.acc = sfc_pool_calloc(&ir->pool, g->n_tensors ? g->n_tensors : 1, sizeof *w.acc);
   sfc_ft_info_t *info = sfc_pool_calloc(&ir->pool, n ? n : 1, sizeof *info);
   sfc_ft_box_t *tb = sfc_pool_calloc(&ir->pool, g->n_tensors ? g->n_tensors : 1, sizeof *tb);
   /* which segment starts at each op, forward or backward */
   uint32_t *fwd_at = sfc_pool_calloc(&ir->pool, g->n_ops + 1, sizeof *fwd_at);
   uint32_t *bwd_at = sfc_pool_calloc(&ir->pool, g->n_ops + 1, sizeof *bwd_at);
-  if (!info || !tb || !fwd_at || !bwd_at)
+  if (!info || !tb || !fwd_at || !bwd_at || !w.acc)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory tiling");
   for (uint32_t i = 0; i <= g->n_ops; i++)
     fwd_at[i] = bwd_at[i] = NONE;
@@ -738,7 +1087,8 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
   for (uint32_t i = 0; i < g->n_ops;) {
     uint32_t k = fwd_at[i] != NONE ? fwd_at[i] : bwd_at[i];
     if (k == NONE) {
-      sfc_status_t st = emit_step(&w, &ir->steps[i], NULL, NULL, NULL, NONE, NONE, 0, err);
+      sfc_status_t st =
+          emit_step(&w, &ir->steps[i], NULL, NULL, NULL, NONE, NONE, 0, PART_ALL, 1, err);
       if (st != SFC_OK)
         return st;
       i++;
@@ -760,18 +1110,35 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
     if (fwd)
       fwd_index[k] = seg_index;
     for (uint32_t t = 0; t < tiles; t++) {
-      sfc_ft_tile_boxes(g, s, &info[k], t, tb);
+      if (fwd)
+        sfc_ft_tile_boxes_forward(g, s, &info[k], t, tb);
+      else
+        sfc_ft_tile_boxes(g, s, &info[k], t, tb);
       if (!fwd)
         for (uint32_t j = s->fwd_begin; j < s->fwd_end; j++)
           if (info[k].recompute[j]) {
             sfc_status_t st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t,
-                                        SFC_STEP_RECOMPUTE, err);
+                                        SFC_STEP_RECOMPUTE, PART_ALL, 1, err);
             if (st != SFC_OK)
               return st;
           }
       uint32_t b = fwd ? s->fwd_begin : s->bwd_begin, e = fwd ? s->fwd_end : s->bwd_end;
       for (uint32_t j = b; j < e; j++) {
-        sfc_status_t st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t, 0, err);
+        const sfc_op_t *op = &g->ops[j];
+        sfc_status_t st = SFC_OK;
+        if (!fwd && s->halo == SFC_HALO_SEED && has_weight_grads(g, &info[k], op)) {
+          /* the input gradient from the haloed output gradient, then the weight's and
+           * the bias's from its disjoint tile: about half the op each */
+          bool data = data_grad(g, &info[k], op, 0);
+          if (data)
+            st =
+                emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t, 0, PART_DATA, 0.5, err);
+          if (st == SFC_OK)
+            st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t, 0, PART_WEIGHT,
+                           data ? 0.5 : 1, err);
+        } else {
+          st = emit_step(&w, &ir->steps[j], s, &info[k], tb, seg_index, t, 0, PART_ALL, 1, err);
+        }
         if (st != SFC_OK)
           return st;
       }
@@ -838,11 +1205,7 @@ static uint64_t sampled_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
     for (int j = 0; j < 4 && peak <= limit; j++) {
       if (rows[i] >= gh || cols[j] >= gw)
         continue;
-      sfc_ft_tile_boxes(g, s, info, rows[i] * gw + cols[j], scratch);
-      uint64_t sum = 0;
-      for (uint32_t t = 0; t < g->n_tensors; t++)
-        if (info->role[t] == SFC_FT_ROLE_PARTIAL)
-          sum += sfc_ft_box_bytes(g, t, &scratch[t]);
+      uint64_t sum = tile_partial_bytes(g, s, info, rows[i] * gw + cols[j], scratch);
       peak = sum > peak ? sum : peak;
     }
   return peak;
@@ -910,6 +1273,14 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_
                               uint32_t max_tiles, uint32_t min_tile, bool all,
                               sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
                               sfc_error_t *err) {
+  return sfc_ft_partition_halo(g, SFC_HALO_MASKED, tile_bytes, checkpoint_bytes, max_tiles,
+                               min_tile, all, segments, n, pool, err);
+}
+
+sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t tile_bytes,
+                                   uint64_t checkpoint_bytes, uint32_t max_tiles, uint32_t min_tile,
+                                   bool all, sfc_ft_segment_t **segments, uint32_t *n,
+                                   sfc_pool_t *pool, sfc_error_t *err) {
   *n = 0;
   *segments = NULL;
   sfc_pool_t scratch_pool = {0};
@@ -935,6 +1306,7 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_
     for (uint32_t end = b + 1; end <= e; end++) {
       if (!segment_of(g, b, end, &s))
         continue;
+      s.halo = halo;
       sfc_error_t ignored = {0};
       sfc_pool_free_all(&scratch_pool);
       if (sfc_ft_analyze(g, &s, &info, &scratch_pool, &ignored) != SFC_OK)
@@ -979,18 +1351,33 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_
 /* tiling.mode on: the partitioner's segments end where the output takes at most 1/8 of
  * the device budget, and each is tiled to the smallest grid whose one tile's recomputed
  * tensors take at most 1/16 of it (of 1 GiB without a budget). auto: the segments the
- * pipeline's grid tuner chose (tune_tiling, given in tile_given), or none; off: none. */
+ * pipeline's grid tuner chose (tune_tiling, given in tile_given), or none; off: none.
+ * tiling.halo seed makes every segment a seed one (given ones too: the tuner's are
+ * masked-sized). */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
-  if (ir->n_tile_given)
-    return sfc_ft_rewrite(ir, ir->tile_given, ir->n_tile_given, err);
+  if (ir->n_tile_given) {
+    if (cfg->tiling.halo != SFC_HALO_SEED)
+      return sfc_ft_rewrite(ir, ir->tile_given, ir->n_tile_given, err);
+    /* tiling.halo seed: the given segments (the grid tuner's, sized with masked boxes)
+     * get the seed's boxes */
+    sfc_ft_segment_t *segs = sfc_pool_calloc(&ir->pool, ir->n_tile_given, sizeof *segs);
+    if (!segs)
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory tiling");
+    for (uint32_t k = 0; k < ir->n_tile_given; k++) {
+      segs[k] = ir->tile_given[k];
+      segs[k].halo = SFC_HALO_SEED;
+    }
+    return sfc_ft_rewrite(ir, segs, ir->n_tile_given, err);
+  }
   if (cfg->tiling.mode != SFC_TILING_ON)
     return SFC_OK;
   uint64_t budget = cfg->budget_bytes ? cfg->budget_bytes : UINT64_C(1) << 30;
   sfc_ft_segment_t *segs = NULL;
   uint32_t n = 0;
-  sfc_status_t st = sfc_ft_partition(ir->graph, budget / 16, budget / 8, cfg->tiling.max_tiles,
-                                     cfg->tiling.min_tile, false, &segs, &n, &ir->pool, err);
+  sfc_status_t st = sfc_ft_partition_halo(ir->graph, (uint8_t)cfg->tiling.halo, budget / 16,
+                                          budget / 8, cfg->tiling.max_tiles, cfg->tiling.min_tile,
+                                          false, &segs, &n, &ir->pool, err);
   if (st != SFC_OK || n == 0)
     return st;
   return sfc_ft_rewrite(ir, segs, n, err);
@@ -998,13 +1385,29 @@ sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
 
 /* ---- per-tile tensors' runs --------------------------------------------------------- */
 
+/* A run whose steps touch no element still needs a buffer its (empty) boxes lie in:
+ * one element at their corner (a block holds a non-empty box). */
+static void emit_run(const sfc_graph_t *g, sfc_ft_run_fn fn, void *ctx, uint32_t t, uint32_t first,
+                     uint32_t last, sfc_plan_box_t *hull, bool any) {
+  if (!any)
+    for (uint32_t a = 0; a < hull->ndim; a++) {
+      int64_t len = g->tensors[t].shape[a];
+      if (hull->hi[a] > hull->lo[a])
+        continue;
+      if (hull->lo[a] >= len)
+        hull->lo[a] = len - 1;
+      hull->hi[a] = hull->lo[a] + 1;
+    }
+  fn(ctx, t, first, last, hull);
+}
+
 sfc_status_t sfc_ft_partial_runs(const sfc_ir_t *ir, sfc_ft_run_fn fn, void *ctx,
                                  sfc_error_t *err) {
   const sfc_graph_t *g = ir->graph;
   typedef struct run {
     uint32_t first, last, segment, tile;
     sfc_plan_box_t hull;
-    bool open;
+    bool open, any; /* any: the hull holds a box with elements */
   } run_t;
   run_t *r = calloc(g->n_tensors ? g->n_tensors : 1, sizeof *r);
   if (!r)
@@ -1017,8 +1420,14 @@ sfc_status_t sfc_ft_partial_runs(const sfc_ir_t *ir, sfc_ft_run_fn fn, void *ctx
         continue;
       run_t *x = &r[u->tensor];
       const sfc_plan_box_t *b = &ir->boxes[u->box];
+      bool elems = b->ndim > 0;
+      for (uint32_t a = 0; a < b->ndim; a++)
+        elems &= b->hi[a] > b->lo[a];
       if (x->open && x->segment == st->segment && x->tile == st->tile) {
         x->last = s;
+        x->any |= elems;
+        /* an empty box (seed: an output the step does not compute) lies in the hull too,
+         * as the verifiers want every step's box inside its buffer's */
         for (uint32_t a = 0; a < x->hull.ndim; a++) {
           x->hull.lo[a] = b->lo[a] < x->hull.lo[a] ? b->lo[a] : x->hull.lo[a];
           x->hull.hi[a] = b->hi[a] > x->hull.hi[a] ? b->hi[a] : x->hull.hi[a];
@@ -1026,20 +1435,21 @@ sfc_status_t sfc_ft_partial_runs(const sfc_ir_t *ir, sfc_ft_run_fn fn, void *ctx
         continue;
       }
       if (x->open)
-        fn(ctx, u->tensor, x->first, x->last, &x->hull);
+        emit_run(g, fn, ctx, u->tensor, x->first, x->last, &x->hull, x->any);
       *x = (run_t){.first = s,
                    .last = s,
                    .segment = st->segment,
                    .tile = st->tile,
                    .hull = *b,
-                   .open = true};
+                   .open = true,
+                   .any = elems};
       memset(x->hull.pad_lo, 0, sizeof x->hull.pad_lo);
       memset(x->hull.pad_hi, 0, sizeof x->hull.pad_hi);
     }
   }
   for (uint32_t t = 0; t < g->n_tensors; t++)
     if (r[t].open)
-      fn(ctx, t, r[t].first, r[t].last, &r[t].hull);
+      emit_run(g, fn, ctx, t, r[t].first, r[t].last, &r[t].hull, r[t].any);
   free(r);
   return SFC_OK;
 }

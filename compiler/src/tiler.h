@@ -12,12 +12,23 @@
  *            every backward op on the tile's boxes; weight gradients and the gradient of
  *            the segment's input are summed over tiles.
  *
- * Halo mode "masked" (the only one implemented): tile t backpropagates the output
- * gradient restricted to its own output tile O_t (zero elsewhere). By linearity the
- * gradients summed over tiles equal the untiled ones; the tile's gradient of any tensor X
- * is zero outside X's forward receptive field of O_t, so the backward needs no halo of
- * its own: every tensor and its gradient use one box per tile, the receptive field
- * (the seed's artifact carries a second, backward halo).
+ * Halo mode "masked" (the default): tile t backpropagates the output gradient
+ * restricted to its own output tile O_t (zero elsewhere). By linearity the gradients
+ * summed over tiles equal the untiled ones; the tile's gradient of any tensor X is zero
+ * outside X's forward receptive field of O_t, so the backward needs no halo of its own:
+ * every tensor and its gradient use one box per tile, the receptive field.
+ *
+ * Halo mode "seed" (the SFT artifact's, Listing 4 and Figure 7): tile t computes every
+ * gradient the segment hands on exactly on its own disjoint tile of that tensor (the
+ * grid applied to its shape), and every weight gradient over its own disjoint tile of
+ * the convolution's output (its gradient's iteration space, "the initial iterSpace").
+ * Going backwards each gradient is needed on the hull of what its readers read — a
+ * backward halo — and is computed exactly there (not masked); the forward is recomputed
+ * on what the backward reads of it. A convolution_backward then runs as two steps per
+ * tile: the input gradient (on its box, from the output gradient's haloed box; the
+ * weight and bias gradients' boxes empty: not computed) and the weight and bias
+ * gradients (from the output gradient's disjoint tile; the input gradient's box empty).
+ * The forward segment is the same as in masked mode.
  *
  * Tensors a segment touches, by role:
  *   WHOLE       not spatial here (weights, biases): read whole by every tile;
@@ -40,6 +51,7 @@ typedef struct sfc_ft_segment {
   uint32_t bwd_begin, bwd_end; /* their backward ops; equal when the graph has none */
   uint32_t output;             /* the tensor the tiles partition */
   uint32_t grid[4];            /* tiles along N, C (always 1), H, W */
+  uint8_t halo;                /* sfc_tiling_halo_t: SFC_HALO_MASKED (0) or SFC_HALO_SEED */
 } sfc_ft_segment_t;
 
 typedef enum sfc_ft_role {
@@ -76,15 +88,23 @@ uint32_t sfc_ft_tile_count(const sfc_ft_segment_t *s);
 
 /* The boxes of tile `tile` (0 .. tile_count - 1, row-major over the grid) for every
  * tensor the segment touches (boxes[t], [n_tensors]; untouched tensors get an empty
- * box). A box may be empty (a tile whose receptive field misses a tensor). */
+ * box), in the backward segment's tile (seed: the forward tensors on what the backward
+ * reads, recomputed there). A box may be empty (a tile whose receptive field misses a
+ * tensor). */
 void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                        uint32_t tile, sfc_ft_box_t *boxes);
+
+/* The same in the forward segment's tile: every forward tensor on its forward receptive
+ * field of the tile's output (both modes; gradients' boxes are left empty). */
+void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                               const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes);
 
 /* The boxes of op op_index's operands (plan order: inputs, outputs, workspace) in the tile
  * whose tensor boxes are tb (sfc_ft_tile_boxes): a forward op's outputs on their box, its
  * data inputs on what that reads; a backward op's on the box its input gradient can be
  * nonzero on, and the forward input's read box of it; weights whole. pad_lo/pad_hi (may
- * be NULL; [operands][4]) get the zeros a window supplies around a read box. */
+ * be NULL; [operands][4]) get the zeros a window supplies around a read box. Masked mode
+ * (a seed segment's steps get their boxes in the rewrite). */
 void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                      const sfc_ft_box_t *tb, uint32_t op_index, sfc_ft_box_t *boxes,
                      uint32_t (*pad_lo)[4], uint32_t (*pad_hi)[4]);
@@ -108,9 +128,15 @@ sfc_status_t sfc_ft_partition(const sfc_graph_t *g, uint64_t tile_bytes, uint64_
                               uint32_t max_tiles, uint32_t min_tile, bool all,
                               sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
                               sfc_error_t *err);
+/* The same with the segments' halo mode (sfc_tiling_halo_t) sizing the grids. */
+sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t tile_bytes,
+                                   uint64_t checkpoint_bytes, uint32_t max_tiles, uint32_t min_tile,
+                                   bool all, sfc_ft_segment_t **segments, uint32_t *n,
+                                   sfc_pool_t *pool, sfc_error_t *err);
 
 /* Replaces the steps of each segment's ops by per-tile steps (forward tiles; then, at
- * the segment's backward ops, per tile: the recomputed forward ops and the backward ops),
+ * the segment's backward ops, per tile: the recomputed forward ops and the backward ops;
+ * seed mode: a convolution_backward with an input gradient as two steps, above),
  * every use with its tile's box. Reads and rewrites ir->steps, uses, boxes (the steps
  * pass's output); segments sorted and disjoint. step_recompute marks recomputed steps. */
 sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint32_t n,

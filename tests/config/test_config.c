@@ -80,6 +80,7 @@ static bool config_equal(const sfc_config_t *a, const sfc_config_t *b) {
   SAME(tiling.mode);
   SAME(tiling.max_tiles);
   SAME(tiling.min_tile);
+  SAME(tiling.halo);
   SAME_STR(packer.algorithm);
   SAME(packer.mip_max_blocks);
   SAME(packer.time_limit_s);
@@ -149,6 +150,7 @@ static void test_defaults(void) {
   CHECK_EQ_I64(c.tiling.mode, SFC_TILING_AUTO);
   CHECK_EQ_U64(c.tiling.max_tiles, 1024);
   CHECK_EQ_U64(c.tiling.min_tile, 16);
+  CHECK_EQ_I64(c.tiling.halo, SFC_HALO_MASKED);
   CHECK_STR_EQ(c.packer.algorithm, "auto");
   CHECK_EQ_U64(c.packer.mip_max_blocks, 30);
   CHECK(c.packer.time_limit_s == 10.0);
@@ -163,6 +165,8 @@ static void test_names(void) {
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_OFF), "off");
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_ON), "on");
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_AUTO), "auto");
+  CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_MASKED), "masked");
+  CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_SEED), "seed");
   CHECK_STR_EQ(sfc_sched_policy_name((sfc_sched_policy_t)99), "unknown");
 }
 
@@ -330,6 +334,7 @@ static void test_valid_files(void) {
   CHECK_EQ_I64(o->tiling.mode, SFC_TILING_ON);
   CHECK_EQ_U64(o->tiling.max_tiles, 256);
   CHECK_EQ_U64(o->tiling.min_tile, 32);
+  CHECK_EQ_I64(o->tiling.halo, SFC_HALO_SEED);
   CHECK_STR_EQ(o->packer.algorithm, "greedy-size");
   CHECK_EQ_U64(o->packer.mip_max_blocks, 12);
   CHECK(o->packer.time_limit_s == 1.5);
@@ -553,7 +558,9 @@ static void test_errors_inline(void) {
       {"scheduler:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: scheduler.bogus: unknown key; expected one of: policy, window, prefetch_limit"},
       {"tiling:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:3: tiling.bogus: unknown key; expected one of: mode, max_tiles, min_tile"},
+       "t.yaml:2:3: tiling.bogus: unknown key; expected one of: mode, max_tiles, min_tile, halo"},
+      {"tiling:\n  halo: artifact\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.halo: unknown halo mode 'artifact'; expected one of: masked, seed"},
       {"packer:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: packer.bogus: unknown key; expected one of: algorithm, mip_max_blocks, "
        "time_limit"},
@@ -745,7 +752,7 @@ static void test_not_implemented(void) {
   CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
   CHECK(strstr(err.message, "scheduler.window: a fixed window is not implemented") != NULL);
   const char *tiling_ok[] = {"tiling:\n  mode: on\n", "tiling:\n  max_tiles: 64\n",
-                             "tiling:\n  min_tile: 8\n"};
+                             "tiling:\n  min_tile: 8\n", "tiling:\n  halo: seed\n"};
   for (size_t i = 0; i < sizeof tiling_ok / sizeof tiling_ok[0]; i++) { /* the tiler landed */
     sfc_config_defaults(&c);
     CHECK_OK(sfc_config_load_buffer(tiling_ok[i], strlen(tiling_ok[i]), "t.yaml", &c, &err), err);

@@ -138,6 +138,41 @@ static void random_windows(void) {
   CHECK(cases > 10000);
 }
 
+/* Upsampling's backward maps (seed halo mode: which output gradients an input gradient
+ * range needs) against enumeration of the forward maps, every range of small sizes. */
+static void upsample_inverse(void) {
+  uint64_t cases = 0;
+  for (int bil = 0; bil < 2; bil++)
+    for (int64_t n_in = 1; n_in <= 9; n_in++)
+      for (int64_t n_out = 1; n_out <= 19; n_out++)
+        for (int64_t lo = 0; lo < n_in; lo++)
+          for (int64_t hi = lo; hi < n_in; hi++) {
+            int64_t elo = -1, ehi = -1; /* outputs whose taps meet [lo, hi] */
+            for (int64_t o = 0; o < n_out; o++) {
+              int64_t a = 0, b = 0;
+              if (bil)
+                sfc_ft_bilinear_in(n_in, n_out, o, o, &a, &b);
+              else
+                sfc_ft_nearest_in(n_in, n_out, o, o, &a, &b);
+              if (b >= lo && a <= hi) {
+                elo = elo < 0 ? o : elo;
+                ehi = o;
+              }
+            }
+            int64_t olo = -1, ohi = -1;
+            bool any = bil ? sfc_ft_bilinear_out(n_in, n_out, lo, hi, &olo, &ohi)
+                           : sfc_ft_nearest_out(n_in, n_out, lo, hi, &olo, &ohi);
+            CHECK(any == (elo >= 0));
+            if (any && elo >= 0) {
+              CHECK_EQ_I64(olo, elo);
+              CHECK_EQ_I64(ohi, ehi);
+            }
+            cases++;
+          }
+  CHECK(!sfc_ft_nearest_out(4, 8, 2, 4, &(int64_t){0}, &(int64_t){0})); /* out of range */
+  fprintf(stderr, "  %llu upsampling backward ranges enumerated\n", (unsigned long long)cases);
+}
+
 /* The table: every bundled spatial op type is listed; unknown types end a segment. */
 static void table(void) {
   const char *spatial[] = {"convolution",
@@ -166,6 +201,7 @@ static void table(void) {
 int main(void) {
   RUN(table);
   RUN(random_windows);
+  RUN(upsample_inverse);
   int rc = halo_vectors();
   int failed = check_summary();
   return failed ? failed : rc;

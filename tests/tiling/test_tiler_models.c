@@ -37,7 +37,7 @@ static uint64_t box_volume(const sfc_plan_box_t *b) {
   return v;
 }
 
-static void check_model(const char *file, uint64_t tile_bytes) {
+static void check_model_halo(const char *file, uint64_t tile_bytes, uint8_t halo) {
   const char *src = getenv("SFC_SOURCE_DIR");
   char path[4096];
   snprintf(path, sizeof path, "%s/plans/%s", src ? src : ".", file);
@@ -51,8 +51,8 @@ static void check_model(const char *file, uint64_t tile_bytes) {
   sfc_pool_t pool = {0};
   sfc_ft_segment_t *segs = NULL;
   uint32_t n = 0;
-  CHECK(sfc_ft_partition(g, tile_bytes, 8 * tile_bytes, 1024, 4, false, &segs, &n, &pool, &err) ==
-        SFC_OK);
+  CHECK(sfc_ft_partition_halo(g, halo, tile_bytes, 8 * tile_bytes, 1024, 4, false, &segs, &n, &pool,
+                              &err) == SFC_OK);
   sfc_config_t cfg;
   sfc_config_defaults(&cfg);
   sfc_ir_t ir;
@@ -67,6 +67,18 @@ static void check_model(const char *file, uint64_t tile_bytes) {
     for (uint32_t i = segs[k].fwd_begin; i < segs[k].fwd_end; i++)
       recompute += info.recompute[i];
     uint32_t fwd = segs[k].fwd_end - segs[k].fwd_begin, bwd = segs[k].bwd_end - segs[k].bwd_begin;
+    CHECK_EQ_U64(segs[k].halo, halo);
+    /* seed: a convolution_backward with an input gradient and a weight's is two steps */
+    for (uint32_t i = segs[k].bwd_begin; halo == SFC_HALO_SEED && i < segs[k].bwd_end; i++) {
+      const sfc_op_t *op = &g->ops[i];
+      if (strcmp(op->type, "convolution_backward") != 0 || op->n_outputs < 2)
+        continue;
+      const sfc_tensor_t *dx = &g->tensors[op->outputs[0]];
+      const sfc_tensor_t *x = &g->tensors[g->ops[op->backward_of].inputs[0]];
+      if (dx->ndim == 4 && memcmp(dx->shape, x->shape, 4 * sizeof x->shape[0]) == 0 &&
+          info.role[op->outputs[0]] != SFC_FT_ROLE_WHOLE && dx->kind != SFC_KIND_WORKSPACE)
+        expect_steps += tiles;
+    }
     expect_steps += (uint64_t)(tiles - 1) * (fwd + bwd) + (uint64_t)tiles * recompute;
     tiles_total += tiles;
   }
@@ -75,17 +87,22 @@ static void check_model(const char *file, uint64_t tile_bytes) {
     fprintf(stderr, "%s: %s\n", file, err.message);
   CHECK(st == SFC_OK);
   CHECK_EQ_U64(ir.n_steps, expect_steps);
-  /* boxes inside tensors; accumulate only on outputs, written by a segment's first tile,
-   * read and written by the others */
+  /* boxes inside tensors; accumulate only on outputs, written by a segment's first step
+   * writing them, read and written by the others */
   uint32_t bad_box = 0, bad_acc = 0;
+  uint32_t *acc = calloc(g->n_tensors, sizeof *acc);
+  CHECK(acc != NULL);
   for (uint32_t s = 0; s < ir.n_steps; s++) {
     const sfc_step_t *step = &ir.steps[s];
     const sfc_op_t *op = &g->ops[step->op];
     for (uint32_t u = 0; u < step->use_count; u++) {
       const sfc_use_t *use = &ir.uses[step->use_begin + u];
-      if (use->flags & SFC_USE_ACCUMULATE)
-        bad_acc +=
-            u < op->n_inputs || use->access != (step->tile == 0 ? SFC_ACCESS_WRITE : SFC_ACCESS_RW);
+      if ((use->flags & SFC_USE_ACCUMULATE) && acc) {
+        bool first = acc[use->tensor] != step->segment + 1;
+        acc[use->tensor] = step->segment + 1;
+        bad_acc += u < op->n_inputs || use->access != (first ? SFC_ACCESS_WRITE : SFC_ACCESS_RW) ||
+                   (first && step->tile != 0);
+      }
       if (use->box == SFC_PLAN_NONE)
         continue;
       const sfc_plan_box_t *b = &ir.boxes[use->box];
@@ -95,6 +112,7 @@ static void check_model(const char *file, uint64_t tile_bytes) {
         bad_box += b->lo[d] < 0 || b->lo[d] > b->hi[d] || b->hi[d] > t->shape[d];
     }
   }
+  free(acc);
   CHECK_EQ_U64(bad_box, 0);
   CHECK_EQ_U64(bad_acc, 0);
   /* each forward segment's kept outputs: covered exactly once by its tiles */
@@ -149,8 +167,10 @@ static void check_model(const char *file, uint64_t tile_bytes) {
     s = e;
   }
   CHECK_EQ_U64(covered, n);
-  printf("%-20s tile budget %8.2f MiB: %u segments, %u tiles, %u ops -> %u steps, %u boxes\n", file,
-         (double)tile_bytes / 1048576.0, n, tiles_total, g->n_ops, ir.n_steps, ir.n_boxes);
+  printf("%-20s %-6s tile budget %8.2f MiB: %u segments, %u tiles, %u ops -> %u steps, %u "
+         "boxes\n",
+         file, sfc_tiling_halo_name((sfc_tiling_halo_t)halo), (double)tile_bytes / 1048576.0, n,
+         tiles_total, g->n_ops, ir.n_steps, ir.n_boxes);
   for (uint32_t k = 0; k < n; k++)
     printf("    ops [%u, %u) %s..%s, backward [%u, %u), grid %ux%ux%u\n", segs[k].fwd_begin,
            segs[k].fwd_end, g->ops[segs[k].fwd_begin].type, g->ops[segs[k].fwd_end - 1].type,
@@ -158,6 +178,11 @@ static void check_model(const char *file, uint64_t tile_bytes) {
   sfc_ir_deinit(&ir);
   sfc_pool_free_all(&pool);
   sfc_graph_destroy(g);
+}
+
+static void check_model(const char *file, uint64_t tile_bytes) {
+  check_model_halo(file, tile_bytes, SFC_HALO_MASKED);
+  check_model_halo(file, tile_bytes, SFC_HALO_SEED);
 }
 
 static void test_vgg16(void) {
@@ -299,14 +324,235 @@ static void test_vgg16_halo(void) {
     CHECK_EQ_I64(b[out].hi[2] - b[out].lo[2], 40);
     sfc_ft_tile_boxes(g, &s, &info, 0, b); /* a corner tile: clipped at the image's edge */
     CHECK_EQ_I64(b[0].hi[2] - b[0].lo[2], 1280 + 90);
+    int64_t corner = b[0].hi[2] - b[0].lo[2];
+    double peak = (double)sfc_ft_partial_peak(g, &s, &info, b) / 1073741824.0;
+    /* halo seed, the artifact's: the input's gradient on the disjoint 1280, so the
+     * gradients carry a backward halo (2 + 4 + 12 + 24 + 48 at the input's scale: the
+     * output's gradient is read on 46 rows instead of 40) and the forward is recomputed
+     * on the forward halo of that: 46 x 32 + 180 = 1652, the artifact's */
+    sfc_ft_segment_t seed = s;
+    seed.halo = SFC_HALO_SEED;
+    sfc_ft_info_t sinfo;
+    CHECK(sfc_ft_analyze(g, &seed, &sinfo, &pool, &err) == SFC_OK);
+    sfc_ft_tile_boxes(g, &seed, &sinfo, 3 * 8 + 3, b);
+    int64_t sh = b[0].hi[2] - b[0].lo[2], sw = b[0].hi[3] - b[0].lo[3];
+    CHECK_EQ_I64(sh, 1652);
+    CHECK_EQ_I64(sw, 1652);
+    uint32_t dout = SFC_PLAN_NONE, dx1 = SFC_PLAN_NONE; /* the output's gradient; conv 2's */
+    for (uint32_t i = bwd_begin; i < bwd_end; i++) {
+      const sfc_op_t *op = &g->ops[i];
+      if (i == bwd_begin)
+        dout = op->inputs[0];
+      if (strcmp(op->type, "convolution_backward") == 0 && op->n_outputs == 2)
+        dx1 = op->outputs[0]; /* the last: conv 2's input gradient, relu 1's */
+    }
+    CHECK_EQ_I64(b[dout].hi[2] - b[dout].lo[2], 46);
+    CHECK(dx1 != SFC_PLAN_NONE);
+    /* the image has no gradient: conv 1 reads its output's gradient only for its weight
+     * gradient, on its disjoint tile, so relu 1's gradient is needed on 1280 exactly */
+    if (dx1 != SFC_PLAN_NONE)
+      CHECK_EQ_I64(b[dx1].hi[2] - b[dx1].lo[2], 1280);
+    sfc_ft_tile_boxes_forward(g, &seed, &sinfo, 3 * 8 + 3, b); /* the forward: as masked */
+    CHECK_EQ_I64(b[0].hi[2] - b[0].lo[2], 1460);
+    sfc_ft_tile_boxes(g, &seed, &sinfo, 0, b);
+    int64_t seed_corner = b[0].hi[2] - b[0].lo[2];
+    CHECK_EQ_I64(seed_corner, 1280 + 186);
+    /* not necessarily above masked's: seed gradients are exact on tight boxes, masked
+     * ones span the whole receptive field */
+    double seed_peak = (double)sfc_ft_partial_peak(g, &seed, &sinfo, b) / 1073741824.0;
     printf("VGG-16 10240^2, 8x8 tiles of the 320^2 output: interior input tile %lld x %lld "
-           "(disjoint 1280; the SFT artifact's, with its backward halo: 1652), corner %lld; "
-           "%u tensors recomputed per tile; peak of one tile's recomputed tensors %.2f GiB\n",
-           (long long)hx, (long long)wx, (long long)(b[0].hi[2] - b[0].lo[2]), info.n_partial,
-           (double)sfc_ft_partial_peak(g, &s, &info, b) / 1073741824.0);
+           "masked (disjoint 1280), %lld x %lld seed (the SFT artifact's 1652), corner %lld / "
+           "%lld; %u tensors recomputed per tile; peak of one tile's recomputed tensors "
+           "%.2f GiB masked, %.2f GiB seed\n",
+           (long long)hx, (long long)wx, (long long)sh, (long long)sw, (long long)corner,
+           (long long)seed_corner, info.n_partial, peak, seed_peak);
   }
   sfc_pool_free_all(&pool);
   sfc_graph_destroy(g);
+}
+
+/* Seed halo boxes against shared/data/tiling/halo_vectors.csv: the rows of the backward
+ * maps whose query (a range of an input gradient) is one tile of a grid over the input.
+ * A one-op segment whose input's gradient is handed on computes it on exactly that tile,
+ * so the output gradient it reads must be the row's exact range (conv_bwd_data,
+ * maxpool_bwd dX->dY; a convolution without a weight gradient, a pooling that ends the
+ * segment), and a pooling recomputed for its indices (a ReLU after it ends the segment)
+ * must read the row's input range (maxpool_bwd dX->X for argmax). */
+static int64_t csv_field(char **cur) { /* -1 for "" or "-" */
+  char *f = strsep(cur, ",");
+  return f && *f && strcmp(f, "-") != 0 ? strtoll(f, NULL, 10) : -1;
+}
+
+static bool seed_row(const char *op, int64_t n_in, int64_t n_out, int64_t k, int64_t st, int64_t p,
+                     int64_t d, int64_t qlo, int64_t qhi, int64_t elo, int64_t ehi) {
+  bool conv = strncmp(op, "conv_bwd_data(", 14) == 0, argmax = strstr(op, "argmax") != NULL;
+  if (!conv && strncmp(op, "maxpool_bwd(", 12) != 0)
+    return false;
+  uint32_t grid = 0, tile = 0; /* the query as tile `tile` of `grid` rows of the input */
+  for (int64_t n = 1; n <= n_out && !grid; n++)
+    for (int64_t i = 0; i < n && !grid; i++)
+      if (n_in * i / n == qlo && n_in * (i + 1) / n == qhi + 1) {
+        grid = (uint32_t)n;
+        tile = (uint32_t)i;
+      }
+  if (!grid)
+    return false;
+  sfc_graph_t *g = tg_new("row");
+  uint32_t x = t4(g, "x", SFC_KIND_INPUT, 1, 1, n_in, n_in);
+  uint32_t y = t4(g, "y", SFC_KIND_ACTIVATION, 1, 1, n_out, n_out);
+  uint32_t dy = t4(g, "dy", SFC_KIND_GRAD, 1, 1, n_out, n_out);
+  uint32_t dx = t4(g, "dx", SFC_KIND_GRAD, 1, 1, n_in, n_in);
+  uint32_t f, b, last, idx = SFC_PLAN_NONE, r = SFC_PLAN_NONE;
+  if (conv) {
+    uint32_t w = t4(g, "w", SFC_KIND_PARAM, 1, 1, k, k);
+    f = top(g, "convolution", SFC_PHASE_FORWARD, 2, (uint32_t[]){x, w}, 1, (uint32_t[]){y}, k, st,
+            p);
+    last = y;
+  } else {
+    idx = t4(g, "idx", SFC_KIND_ACTIVATION, 1, 1, n_out, n_out);
+    f = top(g, "max_pool2d_with_indices", SFC_PHASE_FORWARD, 1, (uint32_t[]){x}, 2,
+            (uint32_t[]){y, idx}, k, st, p);
+    last = y;
+    if (argmax) { /* the pooling's results are recomputed: a ReLU makes the output */
+      r = t4(g, "r", SFC_KIND_ACTIVATION, 1, 1, n_out, n_out);
+      top(g, "relu", SFC_PHASE_FORWARD, 1, (uint32_t[]){y}, 1, (uint32_t[]){r}, 1, 1, 0);
+      last = r;
+    }
+  }
+  g->ops[f].attrs.dilation[0] = g->ops[f].attrs.dilation[1] = d;
+  uint32_t fwd_end = g->n_ops;
+  uint32_t l = top(g, "mse_loss_backward", SFC_PHASE_BACKWARD, 1, (uint32_t[]){last}, 1,
+                   (uint32_t[]){dy}, 1, 1, 0);
+  (void)l;
+  uint32_t bwd_begin = g->n_ops, d_in = dy;
+  if (argmax) {
+    uint32_t dp = t4(g, "dp", SFC_KIND_GRAD, 1, 1, n_out, n_out);
+    b = top(g, "threshold_backward", SFC_PHASE_BACKWARD, 2, (uint32_t[]){dy, r}, 1,
+            (uint32_t[]){dp}, 1, 1, 0);
+    g->ops[b].backward_of = f + 1;
+    d_in = dp;
+  }
+  if (conv)
+    b = top(g, "convolution_backward", SFC_PHASE_BACKWARD, 3,
+            (uint32_t[]){d_in, x, g->ops[f].inputs[1]}, 1, (uint32_t[]){dx}, k, st, p);
+  else
+    b = top(g, "max_pool2d_with_indices_backward", SFC_PHASE_BACKWARD, 3,
+            (uint32_t[]){d_in, x, idx}, 1, (uint32_t[]){dx}, k, st, p);
+  g->ops[b].backward_of = f;
+  top(g, "detach", SFC_PHASE_UPDATE, 1, (uint32_t[]){dx}, 0, NULL, 1, 1, 0); /* handed on */
+  sfc_ft_segment_t seg = {.fwd_begin = f,
+                          .fwd_end = fwd_end,
+                          .bwd_begin = bwd_begin,
+                          .bwd_end = g->n_ops - 1,
+                          .output = last,
+                          .grid = {1, 1, grid, 1},
+                          .halo = SFC_HALO_SEED};
+  sfc_pool_t pool = {0};
+  sfc_error_t err = {0};
+  sfc_ft_info_t info;
+  bool ok = sfc_ft_analyze(g, &seg, &info, &pool, &err) == SFC_OK;
+  if (!ok)
+    fprintf(stderr, "%s: %s\n", op, err.message);
+  CHECK(ok);
+  if (ok) {
+    sfc_ft_box_t *tb = sfc_pool_calloc(&pool, g->n_tensors, sizeof *tb), ob[8];
+    sfc_ft_tile_boxes(g, &seg, &info, tile, tb);
+    CHECK_EQ_I64(tb[dx].lo[2], qlo); /* the input's gradient on its own disjoint tile */
+    CHECK_EQ_I64(tb[dx].hi[2], qhi + 1);
+    const sfc_ft_box_t *got = &tb[d_in];
+    if (argmax) { /* the recomputed pooling's input box */
+      CHECK(info.recompute[f]);
+      uint32_t pl[8][4], ph[8][4];
+      sfc_ft_op_boxes(g, &seg, &info, tb, f, ob, pl, ph);
+      got = &ob[0];
+    }
+    if (elo < 0) {
+      CHECK(got->lo[2] >= got->hi[2]); /* no output reads the range */
+    } else {
+      CHECK_EQ_I64(got->lo[2], elo);
+      CHECK_EQ_I64(got->hi[2], ehi + 1);
+    }
+  }
+  sfc_pool_free_all(&pool);
+  sfc_graph_destroy(g);
+  return ok;
+}
+
+/* Seed mode refuses, in one line, a segment whose handed-on gradient is also read inside
+ * it (its tiles compute it only on their disjoint part); masked mode takes it. */
+static void test_seed_refuses(void) {
+  sfc_graph_t *g = tg_new("refuse");
+  uint32_t x = t4(g, "x", SFC_KIND_INPUT, 1, 2, 16, 16), w = t4(g, "w", SFC_KIND_PARAM, 2, 2, 3, 3);
+  uint32_t a = t4(g, "a", SFC_KIND_ACTIVATION, 1, 2, 16, 16);
+  uint32_t y = t4(g, "y", SFC_KIND_ACTIVATION, 1, 2, 16, 16);
+  uint32_t dy = t4(g, "dy", SFC_KIND_GRAD, 1, 2, 16, 16),
+           da = t4(g, "da", SFC_KIND_GRAD, 1, 2, 16, 16);
+  uint32_t dx = t4(g, "dx", SFC_KIND_GRAD, 1, 2, 16, 16),
+           dw = t4(g, "dw", SFC_KIND_GRAD, 2, 2, 3, 3);
+  uint32_t f0 =
+      top(g, "convolution", SFC_PHASE_FORWARD, 2, (uint32_t[]){x, w}, 1, (uint32_t[]){a}, 3, 1, 1);
+  uint32_t f1 = top(g, "relu", SFC_PHASE_FORWARD, 1, (uint32_t[]){a}, 1, (uint32_t[]){y}, 1, 1, 0);
+  top(g, "mse_loss_backward", SFC_PHASE_BACKWARD, 1, (uint32_t[]){y}, 1, (uint32_t[]){dy}, 1, 1, 0);
+  uint32_t b0 = top(g, "threshold_backward", SFC_PHASE_BACKWARD, 2, (uint32_t[]){dy, y}, 1,
+                    (uint32_t[]){da}, 1, 1, 0);
+  g->ops[b0].backward_of = f1;
+  uint32_t b1 = top(g, "convolution_backward", SFC_PHASE_BACKWARD, 3, (uint32_t[]){da, x, w}, 2,
+                    (uint32_t[]){dx, dw}, 3, 1, 1);
+  g->ops[b1].backward_of = f0;
+  for (uint32_t t = 0; t < 3; t++) /* the optimizer reads dx, dw, and da */
+    top(g, "detach", SFC_PHASE_UPDATE, 1,
+        (uint32_t[]){t == 0   ? dx
+                     : t == 1 ? dw
+                              : da},
+        0, NULL, 1, 1, 0);
+  sfc_ft_segment_t seg = {.fwd_begin = f0,
+                          .fwd_end = f1 + 1,
+                          .bwd_begin = b0,
+                          .bwd_end = b1 + 1,
+                          .output = y,
+                          .grid = {1, 1, 2, 2}};
+  sfc_pool_t pool = {0};
+  sfc_error_t err = {0};
+  sfc_ft_info_t info;
+  CHECK_OK(sfc_ft_analyze(g, &seg, &info, &pool, &err), err);
+  seg.halo = SFC_HALO_SEED;
+  CHECK_EQ_I64(sfc_ft_analyze(g, &seg, &info, &pool, &err), SFC_ERR_BAD_INPUT);
+  CHECK(strstr(err.message, "tiling.halo seed: gradient") != NULL &&
+        strstr(err.message, "(da) is handed on by the segment and also read by its op") != NULL);
+  printf("seed refuses: %s\n", err.message);
+  seg.halo = 7;
+  CHECK_EQ_I64(sfc_ft_analyze(g, &seg, &info, &pool, &err), SFC_ERR_BAD_INPUT);
+  sfc_pool_free_all(&pool);
+  sfc_graph_destroy(g);
+}
+
+static void test_seed_halo_vectors(void) {
+  const char *shared = getenv("SFC_SHARED");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/data/tiling/halo_vectors.csv", shared ? shared : "../shared");
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "%s: absent (skipped)\n", path);
+    return;
+  }
+  char line[512];
+  int rows = 0, checked = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (rows++ == 0)
+      continue; /* header */
+    line[strcspn(line, "\r\n")] = '\0';
+    char *cur = line, op[128];
+    snprintf(op, sizeof op, "%s", strsep(&cur, ","));
+    int64_t n_in = csv_field(&cur), n_out = csv_field(&cur), k = csv_field(&cur);
+    int64_t st = csv_field(&cur), p = csv_field(&cur), d = csv_field(&cur);
+    strsep(&cur, ","); /* extra */
+    int64_t qlo = csv_field(&cur), qhi = csv_field(&cur), elo = csv_field(&cur),
+            ehi = csv_field(&cur);
+    checked += seed_row(op, n_in, n_out, k, st, p, d, qlo, qhi, elo, ehi);
+  }
+  fclose(f);
+  printf("halo_vectors.csv: %d backward-map rows checked against seed tile boxes\n", checked);
+  CHECK(checked >= 90);
 }
 
 /* ---- compiled plans: the pipeline, the runtime's loader and the verifier ------------ */
@@ -540,8 +786,46 @@ static void test_auto_tiles_when_needed(void) {
   sfc_graph_destroy(g);
 }
 
+/* tiling.halo seed through the whole pipeline, verified: VGG-16 at 4096^2 in 4 GiB with
+ * tiling on and auto, beside masked (modelled times: deterministic, not timings). */
+static void test_seed_plans(void) {
+  sfc_graph_t *g = load_vgg16(4096, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  cfg.budget_bytes = UINT64_C(4) << 30;
+  for (int m = 0; m < 2; m++) {
+    uint32_t seg[2] = {0}, tiles[2] = {0}, rec[2] = {0};
+    bool fits[2] = {false};
+    double t[2] = {0};
+    for (int h = 0; h < 2; h++) {
+      cfg.tiling.mode = m == 0 ? SFC_TILING_ON : SFC_TILING_AUTO;
+      cfg.tiling.halo = h == 0 ? SFC_HALO_MASKED : SFC_HALO_SEED;
+      sfc_ir_t ir;
+      CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+      fits[h] = ir.fits_budget;
+      t[h] = ir.predicted_iteration_s;
+      sfc_ir_tiling_counts(&ir, &seg[h], &tiles[h], &rec[h]);
+      sfc_ir_deinit(&ir);
+    }
+    printf("VGG-16 4096^2 at 4 GiB, tiling %s: masked %u segments %u tiles %u recomputed steps "
+           "%s %.3f s; seed %u segments %u tiles %u recomputed steps %s %.3f s\n",
+           m == 0 ? "on" : "auto", seg[0], tiles[0], rec[0], fits[0] ? "fits" : "over", t[0],
+           seg[1], tiles[1], rec[1], fits[1] ? "fits" : "over", t[1]);
+    CHECK(seg[1] > 0);
+    CHECK(fits[1]);
+  }
+  sfc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_vgg16_halo);
+  RUN(test_seed_plans);
+  RUN(test_seed_halo_vectors);
+  RUN(test_seed_refuses);
   RUN(test_vgg16);
   RUN(test_unet);
   RUN(test_resnet50);

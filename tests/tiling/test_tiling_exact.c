@@ -313,6 +313,11 @@ static net_t net_unet(int64_t N, int64_t H) {
 
 /* ---- the executor -------------------------------------------------------------------- */
 
+/* The halo mode under test. Masked: a tile's gradient is zero outside its box, reads
+ * there give 0. Seed: a gradient's box holds its exact values, and a read outside it is
+ * a violation like any other. */
+static uint8_t g_halo = SFC_HALO_MASKED;
+
 static void full_of(const sfc_tensor_t *t, int64_t full[4]) {
   for (int a = 0; a < 4; a++)
     full[a] = a < t->ndim ? t->shape[a] : 1;
@@ -371,7 +376,7 @@ static rx_view_t read_view(exec_t *e, uint32_t t, const sfc_plan_box_t *b, bool 
       if (v.lo[a] < v.hi[a] && (v.lo[a] < src->lo[a] || v.hi[a] > src->hi[a]))
         rx_violations++;
   }
-  v.zero_outside = tiled && e->g->tensors[t].kind == SFC_KIND_GRAD;
+  v.zero_outside = tiled && e->g->tensors[t].kind == SFC_KIND_GRAD && g_halo == SFC_HALO_MASKED;
   return v;
 }
 
@@ -402,6 +407,8 @@ static void kernel(const sfc_graph_t *g, const sfc_op_t *o, rx_view_t *in, rx_vi
     rx_win_t w = win_of(f);
     for (uint32_t k = 0; k < o->n_outputs; k++) {
       uint32_t t = o->outputs[k];
+      if (rx_count(&out[k]) == 0)
+        continue; /* an empty box: the step does not compute this output (seed halo) */
       if (g->tensors[t].ndim == 1)
         rx_conv2d_bwd_weight(&w, &in[0], &in[1], NULL, NULL, NULL, out[k].d);
       else if (memcmp(g->tensors[t].shape, g->tensors[o->inputs[2]].shape, 32) == 0 && k > 0)
@@ -463,11 +470,14 @@ static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, u
       v[k] = alloc_box(full, b);
     }
   }
-  /* a tiled step's data inputs (not gradients, which are zero outside their box): the
-   * hull of what the op reads, to compare with the box the tiler gave */
+  /* a tiled step's data inputs (not gradients, which are zero outside their box in
+   * masked mode, nor weights, read whole by every tile — seed mode's input-gradient step
+   * at an image edge skips the taps that land outside it): the hull of what the op
+   * reads, to compare with the box the tiler gave */
   int64_t reads[16][8];
   for (uint32_t k = 0; k < o->n_inputs; k++) {
-    if (!tiled || us[k].box == SFC_PLAN_NONE || g->tensors[us[k].tensor].kind == SFC_KIND_GRAD)
+    if (!tiled || us[k].box == SFC_PLAN_NONE || g->tensors[us[k].tensor].kind == SFC_KIND_GRAD ||
+        (info && info->role[us[k].tensor] == SFC_FT_ROLE_WHOLE))
       continue;
     for (int a = 0; a < 4; a++) {
       reads[k][a] = INT64_MAX;
@@ -504,6 +514,10 @@ static void run_step(exec_t *e, const sfc_ir_t *ir, const sfc_ft_info_t *info, u
   for (uint32_t k = o->n_inputs; k < m; k++) {
     uint32_t t = us[k].tensor;
     bool partial = tiled && info && info->role[t] == SFC_FT_ROLE_PARTIAL;
+    if (tiled && rx_count(&v[k]) == 0 && !(us[k].flags & SFC_USE_ACCUMULATE)) {
+      rx_free(&v[k]); /* not computed here: the buffer keeps what it holds */
+      continue;
+    }
     if (partial) {
       if (us[k].access == SFC_ACCESS_RW && e->part[t].d) { /* in place: write into the box */
         rx_copy_into(&e->part[t], &v[k]);
@@ -689,7 +703,7 @@ static void plan_step(plan_run_t *r, const sfcrt_step_t *st) {
               r->violations += p == NULL; /* the box is not in the memory the plan gave */
               *rx_at(&v[k], n, c, h, w) = p ? *p : 0;
             }
-      v[k].zero_outside = st->boxes && x->kind == SFC_KIND_GRAD;
+      v[k].zero_outside = st->boxes && x->kind == SFC_KIND_GRAD && g_halo == SFC_HALO_MASKED;
     }
   }
   kernel(g, o, v, v + st->input_count);
@@ -750,10 +764,17 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
   strcpy(cfg.packer.algorithm, "best-fit");
   if (budget) /* else the profile's */
     cfg.budget_bytes = budget;
+  /* seed: once from the segment's own halo, once from tiling.halo (the grid tuner's
+   * segments are masked ones) */
+  sfc_ft_segment_t seg = n->seg;
+  if (g_halo == SFC_HALO_SEED && budget) {
+    cfg.tiling.halo = SFC_HALO_SEED;
+    seg.halo = SFC_HALO_MASKED;
+  }
   sfc_error_t err = {0};
   sfc_ir_t ir;
   sfc_ir_init(&ir, (sfc_graph_t *)g, &cfg);
-  ir.tile_given = &n->seg;
+  ir.tile_given = &seg;
   ir.n_tile_given = 1;
   sfc_status_t st = sfc_compile_ir(&ir, NULL, &err);
   CHECK_OK(st, err);
@@ -814,6 +835,7 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
     r.seen[cmp[k]] = rx_alloc(full, NULL, NULL);
     r.compared[cmp[k]] = true;
   }
+  rx_violations = 0; /* reads outside a box the kernels see (seed: gradients too) */
   for (int it = 0; it < 2 && st == SFC_OK; it++) { /* a second iteration: the same */
     st = sfcrt_iteration_begin(s, &err);
     const sfcrt_step_t *step = NULL;
@@ -827,6 +849,7 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
   }
   if (st == SFC_OK) {
     CHECK_EQ_U64(r.violations, 0);
+    CHECK_EQ_U64(rx_violations, 0);
     CHECK(bitwise_equal(&a->whole[n->out], &r.seen[n->out]));
     CHECK(bitwise_equal(&a->whole[n->loss], &r.seen[n->loss]));
     double worst = 0;
@@ -837,10 +860,10 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
     CHECK(worst <= 1e-9);
     sfcrt_stats_t stats;
     sfcrt_session_stats(s, &stats);
-    printf("%-8s from the plan (budget %s, %u swaps, %u homes on the host, arena %llu B): %llu "
-           "steps run, %llu recomputed, %llu accumulated outputs, worst relative gradient "
+    printf("%-8s %s from the plan (budget %s, %u swaps, %u homes on the host, arena %llu B): "
+           "%llu steps run, %llu recomputed, %llu accumulated outputs, worst relative gradient "
            "difference %.2e\n",
-           g->name, budget ? "tight" : "none", ir.n_swaps, on_host,
+           g->name, sfc_tiling_halo_name(g_halo), budget ? "tight" : "none", ir.n_swaps, on_host,
            (unsigned long long)ir.arena_bytes, (unsigned long long)r.steps / 2,
            (unsigned long long)r.recomputed / 2, (unsigned long long)r.accumulated / 2, worst);
     if (budget)
@@ -882,6 +905,7 @@ static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uin
   n.seg.grid[0] = gn;
   n.seg.grid[2] = gh;
   n.seg.grid[3] = gw;
+  n.seg.halo = g_halo;
   sfc_ft_info_t info;
   sfc_status_t st = sfc_ft_analyze(n.g, &n.seg, &info, &ir.pool, &err);
   if (st != SFC_OK)
@@ -898,6 +922,9 @@ static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uin
       tiled_steps += ir.steps[i].segment != SFC_PLAN_NONE;
     }
     uint32_t fwd = n.seg.fwd_end - n.seg.fwd_begin, bwd = n.seg.bwd_end - n.seg.bwd_begin;
+    if (g_halo == SFC_HALO_SEED) /* a convolution_backward: input gradient, then weights' */
+      for (uint32_t i = n.seg.bwd_begin; i < n.seg.bwd_end; i++)
+        bwd += strcmp(n.g->ops[i].type, "convolution_backward") == 0;
     CHECK_EQ_U64(tiled_steps, (uint64_t)tiles * (fwd + bwd) + recomputed);
     CHECK(info.n_partial > 0);
     rx_violations = 0;
@@ -916,11 +943,11 @@ static void check_net(net_t (*make)(int64_t, int64_t), int64_t N, int64_t H, uin
     CHECK(b.boxes_checked > 0);
     CHECK_EQ_U64(b.boxes_exact, b.boxes_checked);
     printf(
-        "%-8s N=%lld H=%-3lld grid %ux%ux%u: %u steps (%u recomputed), %u partial tensors, "
+        "%-8s %-6s N=%lld H=%-3lld grid %ux%ux%u: %u steps (%u recomputed), %u partial tensors, "
         "violations %llu, worst relative gradient difference %.2e, %llu/%llu input boxes exact\n",
-        n.g->name, (long long)N, (long long)H, gn, gh, gw, ir.n_steps, recomputed, info.n_partial,
-        (unsigned long long)viol, worst, (unsigned long long)b.boxes_exact,
-        (unsigned long long)b.boxes_checked);
+        n.g->name, sfc_tiling_halo_name(g_halo), (long long)N, (long long)H, gn, gh, gw, ir.n_steps,
+        recomputed, info.n_partial, (unsigned long long)viol, worst,
+        (unsigned long long)b.boxes_exact, (unsigned long long)b.boxes_checked);
     g_cases++;
     exec_free(&b);
     if (gn * gh * gw > 1) { /* the same tiles from the compiled plan: in core, then swapping */
@@ -961,10 +988,32 @@ static void test_unet(void) {
   g_bilinear = false;
 }
 
+/* The same networks with the SFT artifact's halo (tiling.halo seed): every gradient
+ * exact on its box, a backward halo, the forward recomputed on the haloed boxes. */
+static void test_seed(void) {
+  g_halo = SFC_HALO_SEED;
+  check_net(net_vgg, 2, 16, 1, 2, 2);
+  check_net(net_vgg, 2, 24, 1, 3, 2);
+  check_net(net_vgg, 2, 24, 2, 4, 4);
+  check_net(net_vgg, 1, 20, 1, 5, 3);
+  check_net(net_strided, 2, 17, 1, 2, 2);
+  check_net(net_strided, 2, 23, 1, 3, 4);
+  check_net(net_strided, 2, 23, 2, 6, 6);
+  check_net(net_unet, 2, 16, 1, 2, 2);
+  check_net(net_unet, 2, 20, 1, 5, 2);
+  check_net(net_unet, 2, 24, 2, 4, 3);
+  g_bilinear = true;
+  check_net(net_unet, 2, 16, 1, 2, 2);
+  check_net(net_unet, 1, 28, 1, 7, 3);
+  g_bilinear = false;
+  g_halo = SFC_HALO_MASKED;
+}
+
 int main(void) {
   RUN(test_vgg);
   RUN(test_strided);
   RUN(test_unet);
+  RUN(test_seed);
   printf("%u tiled iterations equal the untiled ones (IR), %u from compiled plans\n", g_cases,
          g_plan_cases);
   CHECK(g_plan_cases > 0);

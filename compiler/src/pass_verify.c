@@ -393,6 +393,12 @@ static sfc_status_t check_arena(vctx_t *c, const char *what, const sfc_plan_bloc
     else if (keep && !persistent)
       st = fail(c, "%s[%u] (tensor %u \"%s\"): a persistent block of a tensor that is not", what, b,
                 x->tensor, name);
+    else if (!device && keep && ((x->flags & SFC_BLOCK_PARTIAL) || x->bytes < t->bytes))
+      st = fail(c,
+                "%s[%u] (tensor %u \"%s\"): a home of %" PRIu64 " bytes%s cannot hold the "
+                "%" PRIu64 "-byte tensor",
+                what, b, x->tensor, name, x->bytes,
+                (x->flags & SFC_BLOCK_PARTIAL) ? " (partial)" : "", t->bytes);
     else if (!device && keep && (t->flags & SFC_TENSOR_EXTERNAL))
       st = fail(c,
                 "%s[%u] (tensor %u \"%s\"): an external tensor's home is framework memory, not "

@@ -568,6 +568,10 @@ static sfc_status_t check_block_records(vctx_t *c, const char *sec, const sfc_pl
     }
     if (!device) {
       if (b->flags & SFC_BLOCK_PERSISTENT) { /* 1.3: the tensor's home */
+        VERIFY(!(b->flags & SFC_BLOCK_PARTIAL) && b->bytes >= t->bytes,
+               "%s: a home (PERSISTENT host block) of %" PRIu64
+               " bytes%s, but it holds the whole tensor (%" PRIu64 " bytes)",
+               d, b->bytes, (b->flags & SFC_BLOCK_PARTIAL) ? ", PARTIAL" : "", t->bytes);
         VERIFY(!(t->flags & SFC_TENSOR_EXTERNAL),
                "%s: PERSISTENT host block of an EXTERNAL tensor (framework memory is its home)", d);
         VERIFY(c->home[b->tensor] == i,

@@ -199,6 +199,10 @@ static void i_home_short(pb_t *b) {
 static void i_home_device_persistent(pb_t *b) {
   pb_block_at(b, 1)->flags |= SFC_BLOCK_PERSISTENT;
 }
+/* 20: w's home smaller than w */
+static void i_home_too_small(pb_t *b) {
+  pb_host_block_at(b, 0)->bytes = 128;
+}
 /* 25: a second PERSISTENT host block of w */
 static void i_two_homes(pb_t *b) {
   pb_host_block(b, 1, 256, 256, 0, 1);
@@ -561,6 +565,7 @@ int main(int argc, char **argv) {
   built(invalid_dir, "host_reuse_without_wait", host_reuse, NULL);                        /* 55 */
   built(invalid_dir, "home_short", home_example, i_home_short);                           /* 23 */
   built(invalid_dir, "home_device_persistent", home_example, i_home_device_persistent);   /* 24 */
+  built(invalid_dir, "home_too_small", home_example, i_home_too_small);                   /* 20 */
   built(invalid_dir, "two_homes", home_example, i_two_homes);                             /* 25 */
   built(invalid_dir, "home_write_lost", home_lost, NULL);                                 /* 56 */
   built(invalid_dir, "home_bypassed", home_example, i_home_bypassed);                     /* 56 */

@@ -63,6 +63,8 @@ static const rule_file_t files[] = {
      "BLOCKS[0] (tensor 0 \"x\"): the block is external but the tensor is not"},
     {23, "invalid_plans/persistent_short",
      "BLOCKS[0] (tensor 0 \"x\"): persistent, so it must live over every step, not [0, 1]"},
+    {20, "invalid_plans/home_too_small",
+     "HOST_BLOCKS[0] (tensor 1 \"w\"): a home of 128 bytes cannot hold the 256-byte tensor"},
     {23, "invalid_plans/home_short",
      "HOST_BLOCKS[0] (tensor 1 \"w\"): persistent, so it must live over every step, not [1, 1]"},
     {24, "invalid_plans/home_device_persistent",

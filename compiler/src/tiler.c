@@ -111,42 +111,50 @@ static sfc_ft_window_t op_window(const sfc_op_t *op, const sfc_tensor_t *x, cons
   return w;
 }
 
-/* The box of spatial input x that op's output box `out` (of tensor y) reads. */
-static sfc_ft_box_t input_box(const sfc_graph_t *g, const sfc_op_t *op, sfc_ft_class_t cls,
-                              uint32_t xi, uint32_t yi, const sfc_ft_box_t *out) {
-  const sfc_tensor_t *x = &g->tensors[xi], *y = &g->tensors[yi];
-  sfc_ft_box_t b = box_whole(x);
-  if (box_is_empty(out))
+/* The catalog's box maps per H and W (N kept, C whole) of op from input x to output y:
+ * forward, the box of x that output box `box` reads; inverse, the box of y whose reads
+ * meet input box `box` (where a gradient on `box` needs the output gradient). */
+static sfc_ft_box_t map_box(const sfc_op_t *op, sfc_ft_class_t cls, const sfc_tensor_t *x,
+                            const sfc_tensor_t *y, const sfc_ft_box_t *box, bool inverse) {
+  if (box_is_empty(box))
     return box_empty();
-  b.lo[0] = out->lo[0];
-  b.hi[0] = out->hi[0];
+  sfc_ft_box_t b = box_whole(inverse ? y : x);
+  b.lo[0] = box->lo[0];
+  b.hi[0] = box->hi[0];
   for (int axis = 0; axis < 2; axis++) {
-    int64_t lo = out->lo[2 + axis], hi = out->hi[2 + axis] - 1, ilo = 0, ihi = -1;
-    bool any = true;
+    int64_t lo = box->lo[2 + axis], hi = box->hi[2 + axis] - 1, rlo = lo, rhi = hi;
     int64_t n_in = x->shape[2 + axis], n_out = y->shape[2 + axis];
+    bool any = true;
     switch (cls) {
       case SFC_FT_WINDOW: {
         sfc_ft_window_t w = op_window(op, x, y, axis);
-        any = sfc_ft_window_in(&w, lo, hi, &ilo, &ihi);
+        any = inverse ? sfc_ft_window_out(&w, lo, hi, &rlo, &rhi)
+                      : sfc_ft_window_in(&w, lo, hi, &rlo, &rhi);
         break;
       }
       case SFC_FT_UPSAMPLE_NEAREST:
-        any = sfc_ft_nearest_in(n_in, n_out, lo, hi, &ilo, &ihi);
+        any = inverse ? sfc_ft_nearest_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                      : sfc_ft_nearest_in(n_in, n_out, lo, hi, &rlo, &rhi);
         break;
       case SFC_FT_UPSAMPLE_BILINEAR:
-        any = sfc_ft_bilinear_in(n_in, n_out, lo, hi, &ilo, &ihi);
+        any = inverse ? sfc_ft_bilinear_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                      : sfc_ft_bilinear_in(n_in, n_out, lo, hi, &rlo, &rhi);
         break;
       default: /* pointwise, cat, views: the same index */
-        ilo = lo;
-        ihi = hi;
         break;
     }
     if (!any)
       return box_empty();
-    b.lo[2 + axis] = ilo;
-    b.hi[2 + axis] = ihi + 1;
+    b.lo[2 + axis] = rlo;
+    b.hi[2 + axis] = rhi + 1;
   }
   return b;
+}
+
+/* The box of spatial input x that op's output box `out` (of tensor y) reads. */
+static sfc_ft_box_t input_box(const sfc_graph_t *g, const sfc_op_t *op, sfc_ft_class_t cls,
+                              uint32_t xi, uint32_t yi, const sfc_ft_box_t *out) {
+  return map_box(op, cls, &g->tensors[xi], &g->tensors[yi], out, false);
 }
 
 static bool forward_class_ok(sfc_ft_class_t c) {
@@ -650,42 +658,10 @@ static bool has_weight_grads(const sfc_graph_t *g, const sfc_ft_info_t *info, co
 }
 
 /* The box of forward op f's output gradient that its input gradient on box `in` (of f's
- * input 0) reads: the catalog's backward maps per H and W, N kept, C whole. */
+ * input 0) reads: the catalog's backward maps. */
 static sfc_ft_box_t grad_out_box(const sfc_graph_t *g, const sfc_op_t *f, const sfc_ft_box_t *in) {
-  const sfc_tensor_t *x = &g->tensors[f->inputs[0]], *y = &g->tensors[f->outputs[0]];
-  if (box_is_empty(in))
-    return box_empty();
-  sfc_ft_box_t b = box_whole(y);
-  b.lo[0] = in->lo[0];
-  b.hi[0] = in->hi[0];
-  sfc_ft_class_t cls = sfc_ft_lookup(f->type)->cls;
-  for (int axis = 0; axis < 2; axis++) {
-    int64_t lo = in->lo[2 + axis], hi = in->hi[2 + axis] - 1, olo = 0, ohi = -1;
-    int64_t n_in = x->shape[2 + axis], n_out = y->shape[2 + axis];
-    bool any = true;
-    switch (cls) {
-      case SFC_FT_WINDOW: {
-        sfc_ft_window_t w = op_window(f, x, y, axis);
-        any = sfc_ft_window_out(&w, lo, hi, &olo, &ohi);
-        break;
-      }
-      case SFC_FT_UPSAMPLE_NEAREST:
-        any = sfc_ft_nearest_out(n_in, n_out, lo, hi, &olo, &ohi);
-        break;
-      case SFC_FT_UPSAMPLE_BILINEAR:
-        any = sfc_ft_bilinear_out(n_in, n_out, lo, hi, &olo, &ohi);
-        break;
-      default:
-        olo = lo;
-        ohi = hi;
-        break;
-    }
-    if (!any)
-      return box_empty();
-    b.lo[2 + axis] = olo;
-    b.hi[2 + axis] = ohi + 1;
-  }
-  return b;
+  return map_box(f, sfc_ft_lookup(f->type)->cls, &g->tensors[f->inputs[0]],
+                 &g->tensors[f->outputs[0]], in, true);
 }
 
 /* The input operand of op (a backward op of f) that is f's input 0, or NONE. */

@@ -661,7 +661,8 @@ static bool is_candidate(const sfc_ir_t *ir, const sfc_block_t *b) {
   return kind == SFC_KIND_ACTIVATION || kind == SFC_KIND_GRAD;
 }
 
-static bool homed(const sfc_ir_t *ir, const sfc_block_t *b) {
+/* A candidate's tensor is homed on the host when any of its gaps is chosen. */
+static bool homed(const sfc_block_t *b) {
   return (b->flags & SFC_BLOCK_PERSISTENT) != 0;
 }
 
@@ -844,7 +845,7 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
     }
     uint32_t t = x->tensor, h = n_host++, last_out = NONE, cur = NONE, i = c;
     uint64_t tb = ir->graph->tensors[t].bytes;
-    bool home = homed(ir, x);
+    bool home = homed(x);
     const sfc_live_t *l = &ir->live[t];
     sfc_block_t base = *x;
     base.flags &= ~SFC_BLOCK_PERSISTENT;
@@ -1031,7 +1032,7 @@ static void select_vdnn(sched_t *s) {
 static void select_lms(sched_t *s, uint32_t n, uint32_t l) {
   for (uint32_t i = 0; i < s->n_gaps; i++) {
     gap_t *g = &s->gaps[i];
-    if (g->end != GAP_MID || homed(s->ir, &s->ir->blocks[s->blk[g->tensor]]) || g->u1 - g->u0 <= n)
+    if (g->end != GAP_MID || homed(&s->ir->blocks[s->blk[g->tensor]]) || g->u1 - g->u0 <= n)
       continue; /* TFLMS swaps the tensors ops make, never the variables */
     uint32_t w = g->w_t > g->u0 ? g->w_t : g->u0 + 1;
     uint32_t r = g->u1 > l ? g->u1 - l : 0;
@@ -1197,7 +1198,7 @@ static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
       if (b == NONE || !is_candidate(ir, &ir->blocks[b]))
         continue;
       const sfc_live_t *l = &ir->live[t];
-      bool home = homed(ir, &ir->blocks[b]);
+      bool home = homed(&ir->blocks[b]);
       if (l->use_count == 0 || (!home && !(acc[l->use_begin] & SFC_ACCESS_WRITE)))
         continue; /* no producer to make the first host copy from */
       uint32_t first = ir->use_steps[l->use_begin],

@@ -704,6 +704,15 @@ static void test_workspaces_tile(void) {
 
 /* ---- tiling: auto ---------------------------------------------------------------- */
 
+/* Defaults with the deterministic best-fit packer and a device budget. */
+static sfc_config_t bestfit_config(uint64_t budget) {
+  sfc_config_t cfg;
+  sfc_config_defaults(&cfg);
+  strcpy(cfg.packer.algorithm, "best-fit");
+  cfg.budget_bytes = budget;
+  return cfg;
+}
+
 static sfc_graph_t *load_vgg16(int64_t image, int64_t batch) {
   const char *src = getenv("SFC_SOURCE_DIR");
   char path[4096];
@@ -729,10 +738,7 @@ static void test_auto_fits_untiled(void) {
   CHECK(g != NULL);
   if (!g)
     return;
-  sfc_config_t cfg;
-  sfc_config_defaults(&cfg);
-  strcpy(cfg.packer.algorithm, "best-fit");
-  cfg.budget_bytes = UINT64_C(11) << 30;
+  sfc_config_t cfg = bestfit_config(UINT64_C(11) << 30);
   uint32_t segments[2] = {0}, tiles = 0, recomputed[2] = {0};
   for (int m = 0; m < 2; m++) {
     cfg.tiling.mode = m == 0 ? SFC_TILING_AUTO : SFC_TILING_ON;
@@ -757,10 +763,7 @@ static void test_auto_tiles_when_needed(void) {
   CHECK(g != NULL);
   if (!g)
     return;
-  sfc_config_t cfg;
-  sfc_config_defaults(&cfg);
-  strcpy(cfg.packer.algorithm, "best-fit");
-  cfg.budget_bytes = UINT64_C(4) << 30;
+  sfc_config_t cfg = bestfit_config(UINT64_C(4) << 30);
   double t[3] = {0};
   bool fits[3] = {false};
   uint32_t segments[3] = {0}, tiles[3] = {0}, recomputed = 0;
@@ -793,10 +796,7 @@ static void test_seed_plans(void) {
   CHECK(g != NULL);
   if (!g)
     return;
-  sfc_config_t cfg;
-  sfc_config_defaults(&cfg);
-  strcpy(cfg.packer.algorithm, "best-fit");
-  cfg.budget_bytes = UINT64_C(4) << 30;
+  sfc_config_t cfg = bestfit_config(UINT64_C(4) << 30);
   for (int m = 0; m < 2; m++) {
     uint32_t seg[2] = {0}, tiles[2] = {0}, rec[2] = {0};
     bool fits[2] = {false};

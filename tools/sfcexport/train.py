@@ -16,8 +16,9 @@ step with the address of each operand. For each step the executor
   * marks the step done; the runtime issues the plan's swaps on its copy queues.
 
 Parameters, buffers, optimizer state and the batch are the plan's persistent tensors:
-each is copied from the model into the arena when a step first touches it, and every
-step that writes one copies it back, so the module and optimizer always hold what the
+each is written into its home (`Session.home`: the device arena, or pinned host memory
+when the plan moves it off the device between uses) before the first iteration, and
+every step that writes one copies it back, so the module and optimizer always hold what the
 plan run computed. Nothing of the model's Python code runs during a plan iteration; a
 constant made from Python data inside the model (a graph `input` no declared tensor
 explains) cannot be replayed and is refused.
@@ -451,7 +452,6 @@ class Executor:
         except sfcrt.Error as e:
             raise TrainError(f"runtime: {device} session: {e}") from e
         self.profile = dict.fromkeys(PROFILE_PARTS, 0.0) if profile else None
-        self.initialised = set()
         self._fill_homes()
         self.loss_id = next((t["id"] for t in graph["tensors"] if t.get("kind") == "output"), None)
         self.loss_geom = None
@@ -525,7 +525,6 @@ class Executor:
                 ctypes.memmove(addr, untyped(value.detach().cpu()).data_ptr(), pt.bytes)
             else:
                 self.mem.copy(addr, untyped(value).data_ptr(), pt.bytes)
-            self.initialised.add(pt.graph_id)
 
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):
@@ -554,13 +553,8 @@ class Executor:
         po, where = self._operands(step)
         go = self.gops[po.graph_id]
         call = go["call"]
-        for tid, (a, n) in where.items():
-            if tid in self.state and tid not in self.initialised:
-                mem.copy(a, untyped(self.state[tid]).data_ptr(), n)
-                self.initialised.add(tid)
         if prof is not None:
-            t2 = clock()
-            prof["state"] += t2 - t1
+            t2 = clock()  # mapping the operands to graph tensors falls in "other"
             aliasing = [0.0]
 
         def resolve(rec):

@@ -246,6 +246,7 @@ typedef struct sfc_ir {
   bool schedule_infeasible;           /* the budget is below schedule_floor: scheduled for it */
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
+  double time_bound_split_s;          /* the schedule pass's one-split part of it (pass_bound.c) */
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */

@@ -52,6 +52,7 @@ static const struct {
     {"plan", sfc_pass_plan},         /* the plan view */
     {"verify", sfc_pass_verify},     /* invariants */
     {"predict", predict},            /* sim replay: predicted iteration time */
+    {"bound", sfc_pass_bound},       /* the chain bound on the iteration time */
 };
 
 #define N_PASSES (sizeof passes / sizeof passes[0])

@@ -462,11 +462,18 @@ static void test_nothing_changes(void) {
   sfc_graph_destroy(g);
 }
 
-/* A [0, 2] and B [1, 3], 1000 B each, 10 us per op, 1e7 B/s each way, budget 1500:
- * at step 1 both are live and used again, X_1 = 2000 - 1500 = 500 B = 50 us each way,
- * so any schedule takes at least max(10, 50) + max(30, 50) = 100 us. Both leave (A at
- * step 1, B at step 2), with copies of 100 us that nothing hides: A out [10, 110],
- * step 1 [110, 120], B out [120, 220]; A's swap-in, issued before step 2, waits for
+/* A [0, 2] and B [1, 3], 1000 B each, 10 us per op, 1e7 B/s each way (100 B per
+ * step), budget 1500: at step 1 both are live and used again, X_1 = 2000 - 1500 = 500
+ * B = 50 us each way, so the one-split bound is max(10, 50) + max(30, 50) = 100 us.
+ * The chain bound (pass_bound.c) splits at every step. Operands O = A, B, A, B (1000
+ * each); copies beside the steps: out min(100, 1500 - written) = 100 each, in
+ * min(100, 1500 - 1000, bytes waiting to be read) = 0, 100, 100, 0. Pieces:
+ * [0, 1): at step 1, B and A (written at 0) need 2000 - 1500 = 500 B out, 100 beside
+ * step 0: 10 + 400 / 1e7 = 50 us; [1, 2): at 1, B and A (read at 2) need 500 B in, 100
+ * beside step 1; at 2, A and B (written at 1) 500 out, 100 beside: 10 + 40 = 50 us;
+ * [2, 3): at 2, A and B (read at 3) 500 in, 100 beside: 50 us; [3, end): 10 us. The
+ * chain: 160 us. Both leave (A at step 1, B at step 2), with copies of 100 us that nothing hides: A
+ * out [10, 110], step 1 [110, 120], B out [120, 220]; A's swap-in, issued before step 2, waits for
  * B's swap-out (step 2 waits for it, and A may land on B's bytes) [220, 320]; step 2
  * [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
 static void test_time_bound(void) {
@@ -485,7 +492,8 @@ static void test_time_bound(void) {
   CHECK(ir.fits_budget);
   CHECK_EQ_U64(ir.n_swaps, 4);
   CHECK_NEAR(ir.compute_s, 40e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 100e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_split_s, 100e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 160e-6, 1e-12);
   CHECK_NEAR(ir.predicted_iteration_s, 440e-6, 1e-12);
   CHECK(ir.predicted_iteration_s >= ir.time_bound_s);
   sfc_ir_deinit(&ir);
@@ -502,12 +510,14 @@ static uint32_t rnd(uint32_t n) {
  * prediction at or above the time bound. */
 static void test_random_budgets(void) {
   uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0;
-  for (int round = 0; round < 60; round++) {
+  for (int round = 0; round < 200; round++) {
     sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rnd(60), "test");
     sfc_config_t cfg = make_config(UINT64_C(1) << 40);
     cfg.device.alignment = round % 2 ? 256 : 1;
     cfg.device.copy_latency_s = rnd(2) ? 1e-6 : 0;
     cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
+    if (round % 2) /* the chain bound's pieces weigh the two directions apart */
+      cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
     sfc_ir_t ir;
     sfc_error_t err = {0};
     CHECK_OK(compile(&ir, g, &cfg, &err), err); /* in-core: the lower bound */

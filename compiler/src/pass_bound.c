@@ -1,0 +1,294 @@
+/* pass_bound.c — the chain bound: a tighter lower bound on any swap schedule's time.
+ *
+ * The schedule pass's bound splits the iteration once, at the step k where the most
+ * bytes must be off the device. This pass splits it at any chain of steps
+ * 0 = s_0 < s_1 < ... < s_r = n and adds a lower bound of every piece
+ * [start of a, start of b): the compute of steps a .. b-1 plus the time the compute
+ * queue must stand still while the copies that cannot run beside it move. The proof
+ * (docs/algorithms.md "The time bound") rests on the plan's physical rules:
+ *
+ * - While step j runs its operands O_j (inputs, outputs, workspace) occupy their
+ *   blocks, and a copy's block is occupied from its issue until it completes. A
+ *   swap-in moving bytes during step j writes bytes no operand of j holds (rule 54
+ *   would make it wait for j otherwise) for a tensor read after j, so at most
+ *   cin_j = min(h2d * t_j, B - O_j, L_j) bytes arrive while j runs (L_j: the bytes
+ *   live at j, not operands of j, used after j). A swap-out moving bytes during j reads
+ *   a block written before j (rule 51) beside the blocks j writes (W_j), so at most
+ *   cout_j = min(d2h * t_j, B - W_j) bytes leave while j runs. Copies during a stall
+ *   are bounded by the link alone.
+ * - need_in(a, b): at the start of step a the device holds O_a and at most B - O_a
+ *   bytes more, so of the tensors live at a that are read again by step b, at least
+ *   O_a + (their bytes not in O_a) - B are absent and must arrive within the piece.
+ * - need_out(a, b): at the start of step b, of the tensors live at b and read after
+ *   b whose last write before b is at a step >= a (or, for a = 0, that are not clean
+ *   persistent tensors, which their home holds), at least O_b + their bytes - B are
+ *   absent, and left within the piece (after their write, before b).
+ * - piece(a, b) = compute(a .. b-1) + max((need_out - sum cout) / d2h,
+ *   (need_in - sum cin) / h2d), each shortfall >= 0: what the copies beside the
+ *   steps of the piece cannot move, they move while the compute queue waits.
+ *
+ * The pieces are disjoint intervals of the iteration, so the longest chain (dynamic
+ * programming over split points, O(P^2)) is a lower bound; the one-split bound of the
+ * schedule pass is a chain of two pieces with looser terms, and the larger of the two
+ * is kept. Tensors the tiler made per-tile count nowhere (less counted only weakens the
+ * bound). Split points: every step up to MAX_POINTS, else evenly spaced steps (fewer
+ * points only weaken it), fewer again while the pairs to fill exceed MAX_WORK.
+ * Runs once, after predict: the bound is reported, never used to choose a plan.
+ *
+ * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
+ * schedule_floor, schedule_infeasible, arena_bytes. Writes: time_bound_s,
+ * time_bound_split_s.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+#include "tiler.h"
+
+#define NONE       SFC_PLAN_NONE
+#define MAX_POINTS 1536u
+#define MAX_WORK   16000000.0 /* (stretch, point) pairs filled */
+
+typedef struct bound {
+  const sfc_ir_t *ir;
+  uint32_t n, np;         /* steps, split points */
+  uint32_t *at;           /* [np] step of each point: 0 = at[0] < .. < at[np-1] = n */
+  uint32_t *ceil_pt;      /* [n + 1] the first point at or after a step */
+  uint32_t *floor_pt;     /* [n + 1] the last point at or before a step */
+  double *in;             /* [np * np] row a: bytes live at a, next read at point b */
+  double *out;            /* [np * np] row b: bytes live at b, last written at point a */
+  double *ops;            /* [n] O_j */
+  double *written;        /* [n] W_j */
+  double *later;          /* [n + 1] sweep of L_j */
+  double *c, *cin, *cout; /* [n + 1] prefix sums: compute s, swap-in and swap-out capacity */
+  bool *partial;          /* [tensors] per-tile tensors */
+  double work;            /* (stretch, point) pairs for the points chosen */
+} bound_t;
+
+static void bound_free(bound_t *b) {
+  free(b->at);
+  free(b->ceil_pt);
+  free(b->floor_pt);
+  free(b->in);
+  free(b->out);
+  free(b->ops);
+  free(b->written);
+  free(b->later);
+  free(b->c);
+  free(b->cin);
+  free(b->cout);
+  free(b->partial);
+}
+
+/* How step `step` touches `tensor` (its uses' accesses together; 0: not at all). */
+static unsigned access_at(const sfc_ir_t *ir, uint32_t tensor, uint32_t step) {
+  const sfc_step_t *s = &ir->steps[step];
+  unsigned a = 0;
+  for (uint32_t i = 0; i < s->use_count; i++)
+    if (ir->uses[s->use_begin + i].tensor == tensor)
+      a |= ir->uses[s->use_begin + i].access;
+  return a;
+}
+
+/* Calls fn for each stretch (from .. to) of steps strictly between two uses of a
+ * tensor whose second use reads it (or before its first use, when that use reads a
+ * value made before the iteration), with that use's step and the tensor's last write
+ * before the stretch (NONE: none this iteration). A stretch before a use that only
+ * writes holds no value anyone reads: nothing needs to move there. */
+typedef void (*stretch_fn)(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to,
+                           uint32_t next, uint32_t last_write);
+
+static void for_stretches(bound_t *b, stretch_fn fn) {
+  const sfc_ir_t *ir = b->ir;
+  for (uint32_t t = 0; t < ir->graph->n_tensors; t++) {
+    const sfc_live_t *l = &ir->live[t];
+    if (b->partial[t] || l->first_step == NONE || l->use_count == 0)
+      continue;
+    const uint32_t *us = &ir->use_steps[l->use_begin];
+    double bytes = (double)ir->graph->tensors[t].bytes;
+    uint32_t lw = NONE;
+    unsigned acc = access_at(ir, t, us[0]);
+    if ((acc & SFC_ACCESS_READ) && us[0] > 0) /* its value predates the iteration */
+      fn(b, t, bytes, 0, us[0] - 1, us[0], NONE);
+    for (uint32_t i = 0; i + 1 < l->use_count; i++) {
+      if (acc & SFC_ACCESS_WRITE)
+        lw = us[i];
+      acc = access_at(ir, t, us[i + 1]);
+      if (us[i + 1] > us[i] + 1 && (acc & SFC_ACCESS_READ))
+        fn(b, t, bytes, us[i] + 1, us[i + 1] - 1, us[i + 1], lw);
+    }
+  }
+}
+
+static void count_work(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to,
+                       uint32_t next, uint32_t last_write) {
+  (void)t, (void)bytes, (void)next, (void)last_write;
+  uint32_t p0 = b->ceil_pt[from], p1 = b->floor_pt[to];
+  if (p1 >= p0)
+    b->work += p1 - p0 + 1;
+}
+
+static void fill(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to, uint32_t next,
+                 uint32_t last_write) {
+  const sfc_ir_t *ir = b->ir;
+  b->later[from] += bytes;
+  b->later[to + 1] -= bytes;
+  uint32_t p0 = b->ceil_pt[from], p1 = b->floor_pt[to];
+  if (p1 < p0)
+    return;
+  uint32_t np = b->np, next_pt = b->ceil_pt[next];
+  /* needs no copy out: a persistent tensor nothing wrote yet (its home holds it) */
+  bool clean = last_write == NONE && (ir->graph->tensors[t].flags & SFC_TENSOR_PERSISTENT);
+  uint32_t lw_pt = last_write == NONE ? 0 : b->floor_pt[last_write];
+  for (uint32_t p = p0; p <= p1; p++) {
+    b->in[(size_t)p * np + next_pt] += bytes;
+    if (!clean)
+      b->out[(size_t)p * np + lw_pt] += bytes;
+  }
+}
+
+static bool choose_points(bound_t *b, uint32_t np) {
+  uint32_t n = b->n;
+  b->np = np;
+  for (uint32_t i = 0; i < np; i++)
+    b->at[i] = (uint32_t)((uint64_t)i * n / (np - 1));
+  for (uint32_t i = 0, s = 0; s <= n; s++) {
+    while (b->at[i] < s)
+      i++;
+    b->ceil_pt[s] = i;
+  }
+  for (uint32_t i = np - 1, s = n + 1; s-- > 0;) {
+    while (b->at[i] > s)
+      i--;
+    b->floor_pt[s] = i;
+  }
+  b->work = 0;
+  for_stretches(b, count_work);
+  return b->work <= MAX_WORK;
+}
+
+/* Per-step operand bytes and the copy capacity beside each step, as prefix sums. */
+static void capacities(bound_t *b, uint64_t budget) {
+  const sfc_ir_t *ir = b->ir;
+  const sfc_config_t *cfg = ir->config;
+  double B = (double)budget, live = 0;
+  b->c[0] = b->cin[0] = b->cout[0] = 0;
+  for (uint32_t j = 0; j < b->n; j++) {
+    live += b->later[j];
+    double t = ir->steps[j].time_us > 0 ? ir->steps[j].time_us * 1e-6 : 0;
+    double in = cfg->device.h2d_bytes_per_s * t, out = cfg->device.d2h_bytes_per_s * t;
+    double room = B - b->ops[j], wroom = B - b->written[j];
+    in = in < room ? in : room;
+    in = in < live ? in : live;
+    out = out < wroom ? out : wroom;
+    b->c[j + 1] = b->c[j] + t;
+    b->cin[j + 1] = b->cin[j] + (in > 0 ? in : 0);
+    b->cout[j + 1] = b->cout[j] + (out > 0 ? out : 0);
+  }
+}
+
+static void operands(bound_t *b, uint32_t *seen) {
+  const sfc_ir_t *ir = b->ir;
+  for (uint32_t t = 0; t < ir->graph->n_tensors; t++)
+    seen[t] = NONE;
+  for (uint32_t j = 0; j < b->n; j++) {
+    const sfc_step_t *s = &ir->steps[j];
+    for (uint32_t i = 0; i < s->use_count; i++) {
+      const sfc_use_t *u = &ir->uses[s->use_begin + i];
+      if (u->box != NONE || b->partial[u->tensor] || seen[u->tensor] == j)
+        continue;
+      seen[u->tensor] = j;
+      double bytes = (double)ir->graph->tensors[u->tensor].bytes;
+      b->ops[j] += bytes;
+      for (uint32_t k = 0; k < s->use_count; k++) {
+        const sfc_use_t *v = &ir->uses[s->use_begin + k];
+        if (v->tensor == u->tensor && (v->access & SFC_ACCESS_WRITE)) {
+          b->written[j] += bytes;
+          break;
+        }
+      }
+    }
+  }
+}
+
+static double chain(bound_t *b, uint64_t budget, double *best) {
+  const sfc_config_t *cfg = b->ir->config;
+  double B = (double)budget, h2d = cfg->device.h2d_bytes_per_s, d2h = cfg->device.d2h_bytes_per_s;
+  uint32_t np = b->np;
+  for (uint32_t a = 0; a < np; a++) { /* in: prefix over b; out: suffix over a */
+    double *row = &b->in[(size_t)a * np];
+    for (uint32_t p = 1; p < np; p++)
+      row[p] += row[p - 1];
+    row = &b->out[(size_t)a * np];
+    for (uint32_t p = np - 1; p-- > 0;)
+      row[p] += row[p + 1];
+  }
+  best[0] = 0;
+  for (uint32_t q = 1; q < np; q++) {
+    uint32_t sb = b->at[q];
+    double o_b = sb < b->n ? b->ops[sb] : 0;
+    best[q] = 0;
+    for (uint32_t p = 0; p < q; p++) {
+      uint32_t sa = b->at[p];
+      double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
+      double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
+      double short_in = need_in - (b->cin[sb] - b->cin[sa]);
+      double short_out = need_out - (b->cout[sb] - b->cout[sa]);
+      double stall_in = short_in > 0 && h2d > 0 ? short_in / h2d : 0;
+      double stall_out = short_out > 0 && d2h > 0 ? short_out / d2h : 0;
+      double t = best[p] + (b->c[sb] - b->c[sa]) + (stall_in > stall_out ? stall_in : stall_out);
+      if (t > best[q])
+        best[q] = t;
+    }
+  }
+  return best[np - 1];
+}
+
+sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
+  ir->time_bound_split_s = ir->time_bound_s;
+  uint64_t budget = ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes;
+  if (ir->schedule_infeasible && ir->arena_bytes > budget)
+    budget = ir->arena_bytes; /* the bound holds for plans within their arena */
+  if (budget == 0 || ir->n_steps == 0)
+    return SFC_OK;
+  bound_t b = {.ir = ir, .n = ir->n_steps};
+  uint32_t n = b.n, np = n + 1 < MAX_POINTS ? n + 1 : MAX_POINTS;
+  size_t steps = (size_t)n + 1;
+  b.at = malloc(np * sizeof *b.at);
+  b.ceil_pt = malloc(steps * sizeof *b.ceil_pt);
+  b.floor_pt = malloc(steps * sizeof *b.floor_pt);
+  b.ops = calloc(steps, sizeof *b.ops);
+  b.written = calloc(steps, sizeof *b.written);
+  b.later = calloc(steps + 1, sizeof *b.later);
+  b.c = malloc(steps * sizeof *b.c);
+  b.cin = malloc(steps * sizeof *b.cin);
+  b.cout = malloc(steps * sizeof *b.cout);
+  b.partial = calloc((size_t)ir->graph->n_tensors + 1, sizeof *b.partial);
+  uint32_t *seen = malloc(((size_t)ir->graph->n_tensors + 1) * sizeof *seen);
+  bool ok = b.at && b.ceil_pt && b.floor_pt && b.ops && b.written && b.later && b.c && b.cin &&
+            b.cout && b.partial && seen;
+  if (ok) {
+    sfc_ft_mark_partial(ir, b.partial);
+    while (!choose_points(&b, np) && np > 16)
+      np /= 2;
+    b.in = calloc((size_t)np * np, sizeof *b.in);
+    b.out = calloc((size_t)np * np, sizeof *b.out);
+    ok = b.in && b.out;
+  }
+  double *best = ok ? malloc(np * sizeof *best) : NULL;
+  if (!best) {
+    free(seen);
+    bound_free(&b);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the iteration time");
+  }
+  operands(&b, seen);
+  for_stretches(&b, fill);
+  capacities(&b, budget);
+  double t = chain(&b, budget, best);
+  if (t > ir->time_bound_s)
+    ir->time_bound_s = t;
+  free(best);
+  free(seen);
+  bound_free(&b);
+  return SFC_OK;
+}

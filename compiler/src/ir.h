@@ -229,6 +229,7 @@ typedef struct sfc_ir {
   bool schedule_no_prefetch;         /* pipeline: issue no swap-in earlier than its own lead */
   bool schedule_prefetched;          /* some swap-in was moved earlier to wait behind others */
   bool schedule_lazy_waits;          /* window: also move swap-out waits later (the tuner's) */
+  bool schedule_sorted_waits;        /* window: then wait for them in queue order (the tuner's) */
   uint64_t schedule_prefetch_margin; /* pipeline: the early swap-ins and late waits keep this
                                         much of the target free (room for the packer) */
   uint8_t schedule_margin_rounds;    /* pipeline: fragmentation rounds that raised it */
@@ -250,6 +251,9 @@ typedef struct sfc_ir {
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
+  uint8_t window_choice, window_alt;  /* window: the tuner's best and runner-up, + 1 (0: none) */
+  double window_choice_s;             /* window: the best one's time in the tuner */
+  uint8_t window_finals;              /* window: candidates taken through the final rounds */
   bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
   uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
   uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */
@@ -285,7 +289,7 @@ enum {
 
 /* The tuner's timing modes per priority: early swap-ins and late swap-out waits, early
  * swap-ins only, neither. */
-enum { SFC_WINDOW_MODES = 3 };
+enum { SFC_WINDOW_MODES = 4 };
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

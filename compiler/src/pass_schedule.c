@@ -46,7 +46,9 @@
  * swap-ins move earlier (prefetch: deadlines from the H2D queue, room given nearest
  * reader first, issue order kept in reader order) and, with schedule_lazy_waits, the
  * steps that wait for swap-outs move later (lazy_waits: towards the end of each copy
- * in the D2H queue), each only where the live bytes have room.
+ * in the D2H queue), each only where the live bytes have room; with
+ * schedule_sorted_waits too, the waits are then traded so that the swap-outs queued
+ * first are waited for first (sort_waits).
  * The floor is the maximum over steps of the bytes left when every gap is evicted as
  * widely as it can be (persistent tensors, the step's own operands, workspaces,
  * outputs, copies in flight): the loop always reaches any target at or above it. A
@@ -563,6 +565,56 @@ static uint32_t latest_room(const sched_t *s, uint32_t lo, uint32_t hi, int64_t 
   return a;
 }
 
+/* The chosen swap-outs in D2H queue order (by last use u0, then gap): (u0 << 32 | gap)
+ * keys, *n of them; NULL when out of memory. */
+static uint64_t *swap_out_queue(const sched_t *s, uint32_t *n) {
+  uint64_t *keys = malloc(((size_t)s->n_gaps + 1) * sizeof *keys);
+  if (!keys)
+    return NULL;
+  *n = 0;
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    if (s->gaps[i].chosen && s->gaps[i].need)
+      keys[(*n)++] = (uint64_t)s->gaps[i].u0 << 32 | i;
+  qsort(keys, *n, sizeof *keys, cmp_u64);
+  return keys;
+}
+
+/* With schedule_sorted_waits, after lazy_waits (whose room goes to the swap-outs in
+ * queue order, which leaves later ones waited for early): swap-outs complete in queue
+ * order (issue order: by last use u0), so a wait for one queued late at an early step
+ * stalls while copies waited for later go first. Where
+ * an earlier-queued swap-out i is waited for after a later-queued j (w_i > w_j), the
+ * two trade wait steps when both stay within their gaps and the budget holds: the
+ * live bytes over [w_j, w_i - 1] change by bytes_j - bytes_i. Insertion order over the
+ * queue, each looking back at most SORT_WINDOW places. Returns whether any moved. */
+#define SORT_WINDOW 256u
+static bool sort_waits(sched_t *s, int64_t target) {
+  uint32_t n = 0;
+  bool moved = false;
+  uint64_t *keys = swap_out_queue(s, &n);
+  if (!keys)
+    return false;
+  for (uint32_t j = 1; j < n; j++) {
+    gap_t *gj = &s->gaps[(uint32_t)keys[j]];
+    for (uint32_t i = j > SORT_WINDOW ? j - SORT_WINDOW : 0; i < j; i++) {
+      gap_t *gi = &s->gaps[(uint32_t)keys[i]];
+      uint32_t wi = gi->w_out, wj = gj->w_out;
+      if (wi <= wj || wj < gap_lo(gi) || wi > gj->r_in - 1)
+        continue;
+      int64_t d = (int64_t)gj->bytes - (int64_t)gi->bytes;
+      if (d > 0 && mt_max(&s->live, wj, wi - 1) + d > target)
+        continue;
+      if (d != 0)
+        mt_add(&s->live, wj, wi - 1, d);
+      gi->w_out = wj;
+      gj->w_out = wi;
+      moved = true;
+    }
+  }
+  free(keys);
+  return moved;
+}
+
 /* Swap-outs complete in issue order too: on the compute timeline without stalls,
  * swap-out j ends at e_j = max(e_(j-1), start of step u0_j + 1) + T_out_j. Each step
  * w_out that waits for one before it ends stalls, so in issue order each wait moves
@@ -572,13 +624,9 @@ static bool lazy_waits(sched_t *s, int64_t target) {
   const sfc_config_t *cfg = s->ir->config;
   uint32_t n = 0;
   bool moved = false;
-  uint64_t *keys = malloc(((size_t)s->n_gaps + 1) * sizeof *keys);
+  uint64_t *keys = swap_out_queue(s, &n);
   if (!keys)
     return false;
-  for (uint32_t i = 0; i < s->n_gaps; i++)
-    if (s->gaps[i].chosen && s->gaps[i].need)
-      keys[n++] = (uint64_t)s->gaps[i].u0 << 32 | i;
-  qsort(keys, n, sizeof *keys, cmp_u64);
   double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
   double bw = cfg->device.d2h_bytes_per_s, end = 0;
   for (uint32_t j = 0; j < n; j++) {
@@ -1374,6 +1422,8 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
     int64_t m = (int64_t)s->ir->schedule_prefetch_margin, room = m < target ? target - m : 0;
     s->ir->schedule_prefetched = prefetch(s, room);
     if (s->ir->schedule_lazy_waits && lazy_waits(s, room))
+      s->ir->schedule_prefetched = true;
+    if (s->ir->schedule_sorted_waits && sort_waits(s, room))
       s->ir->schedule_prefetched = true;
   }
   return SFC_OK;

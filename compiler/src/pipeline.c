@@ -2,7 +2,7 @@
  *
  *   graph + config ─> steps ─> liveness ─> blocks ─> schedule ─> pack ─> plan ─> verify
  *                                             ^                   │
- *                                             └── fragmentation ──┘   ─> predict ─> (emit)
+ *                                             └── fragmentation ──┘   ─> predict ─> bound ─> (emit)
  *
  * Passes never call each other; each reads and writes documented fields of the IR
  * (ir.h). The one loop: the schedule pass plans live bytes per step, which the packer
@@ -12,7 +12,9 @@
  * each a line with -v, so "fits" always means the packed arena fits. The verifier checks the
  * finished plan view before anything is written, and the runtime validates the file again when it
  * loads it; predict replays the plan on the sim device in memory (evaluate.h) for the predicted
- * iteration time.
+ * iteration time, and bound proves the least time any plan within the budget can take. With
+ * window: auto, the tuner's choice and, when the final rounds undo it, its runner-up each run
+ * blocks .. bound, and the better stays (end of sfc_compile_ir).
  * --dump-after PASS prints the IR after a pass (report.c).
  */
 #include "pipeline.h"
@@ -130,19 +132,28 @@ static size_t pass_index(sfc_pass_fn fn) {
  * and replayed on sim in memory, and keeps the fastest candidate whose scheduled blocks fit (or,
  * when none does, the smallest). Deterministic: the sim is. Leaves the choice in schedule_priority
  * and schedule_no_prefetch; the caller reruns from blocks. */
+/* Candidate c of window: auto: eviction priority c / SFC_WINDOW_MODES, and mode
+ * c % SFC_WINDOW_MODES: early swap-ins with late swap-out waits, early swap-ins only,
+ * neither, or early swap-ins with late waits in queue order. */
+static void set_candidate(sfc_ir_t *ir, int c) {
+  int mode = c % SFC_WINDOW_MODES;
+  ir->schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
+  ir->schedule_lazy_waits = mode == 0 || mode == 3;
+  ir->schedule_sorted_waits = mode == 3;
+  ir->schedule_no_prefetch = mode == 2;
+}
+
 static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
   uint64_t budget = ir->config->budget_bytes;
-  int best = -1;
-  double best_time = 0;
+  int best = -1, alt = -1;
+  double best_time = 0, alt_time = 0;
   uint64_t best_arena = 0;
   bool best_fits = false;
   ir->pack_fast = true;
   for (int c = 0; c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
-    ir->schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
-    ir->schedule_lazy_waits = c % SFC_WINDOW_MODES == 0;
-    ir->schedule_no_prefetch = c % SFC_WINDOW_MODES == 2;
+    set_candidate(ir, c);
     for (size_t i = from; i <= to; i++) {
       sfc_status_t st = passes[i].fn(ir, err);
       if (st != SFC_OK) {
@@ -157,25 +168,35 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
               c, sfc_priority_name(ir->schedule_priority),
-              ir->schedule_no_prefetch  ? "no early swap-ins"
-              : ir->schedule_lazy_waits ? "early swap-ins, late waits"
-                                        : "early swap-ins",
+              ir->schedule_no_prefetch    ? "no early swap-ins"
+              : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
+              : ir->schedule_lazy_waits   ? "early swap-ins, late waits"
+                                          : "early swap-ins",
               ir->arena_bytes, fits ? "" : " (over)", t * 1e3);
     bool better = best < 0 || (fits && !best_fits) ||
                   (fits == best_fits && (fits ? t < best_time : ir->lower_bound < best_arena));
+    bool second = !better && fits && (alt < 0 || t < alt_time);
     if (better) {
+      if (best_fits) {
+        alt = best;
+        alt_time = best_time;
+      }
       best = c;
       best_time = t;
       best_arena = ir->lower_bound;
       best_fits = fits;
+    } else if (second) {
+      alt = c;
+      alt_time = t;
     }
     if (ir->schedule_infeasible)
       break; /* below the floor every candidate is scheduled for the floor */
   }
   ir->pack_fast = false;
-  ir->schedule_priority = (uint8_t)(best / SFC_WINDOW_MODES);
-  ir->schedule_lazy_waits = best % SFC_WINDOW_MODES == 0;
-  ir->schedule_no_prefetch = best % SFC_WINDOW_MODES == 2;
+  set_candidate(ir, best);
+  ir->window_choice = (uint8_t)(best + 1);
+  ir->window_choice_s = best_time;
+  ir->window_alt = (uint8_t)(best_fits ? alt + 1 : 0);
   ir->window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT;
   ir->predicted = false;
   return SFC_OK;
@@ -329,7 +350,12 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   SFC_TRY(sfc_config_check_implemented(ir->config, err));
   ir->schedule_rounds = 1;
   rounds_t rounds = {0};
-  for (size_t i = 0; i < N_PASSES; i++) {
+  size_t start = 0;
+  int stage = 0; /* window: auto finals: the choice, the runner-up, the choice again */
+  double first_s = 0;
+  bool first_fits = false;
+again:
+  for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
     if (passes[i].fn == sfc_pass_tile && ir->config->tiling.mode == SFC_TILING_AUTO &&
         !ir->n_tile_given && ir->config->budget_bytes && ir->schedule_rounds == 1)
@@ -383,6 +409,40 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
       ir->schedule_rounds++;
       i = pass_index(sfc_pass_blocks) - 1;
     }
+  }
+  /* window: auto. The tuner packs fast; the final packer's fragmentation rounds can
+   * leave its choice over the budget or slower than the tuner saw it (more than 2 %):
+   * then the runner-up goes through the final rounds too, and the better of the two
+   * stays (the choice is run again when it wins: the passes are deterministic). */
+  if (ir->window_alt && stage < 2 && !(opt && opt->stop_after)) {
+    bool fits = ir->fits_budget;
+    double t = ir->predicted_iteration_s;
+    if (stage == 0 && fits && t <= ir->window_choice_s * 1.02)
+      return SFC_OK;
+    if (stage == 1 && ((fits && !first_fits) || (fits == first_fits && t < first_s)))
+      return SFC_OK;
+    if (stage == 0) {
+      first_s = t;
+      first_fits = fits;
+    }
+    int c = (stage == 0 ? ir->window_alt : ir->window_choice) - 1;
+    if (opt && opt->verbose > 0)
+      fprintf(dump,
+              "sfc: window candidate %d %s %.3f ms after the final rounds%s: candidate %d "
+              "through them %s\n",
+              (stage == 0 ? ir->window_choice : ir->window_alt) - 1, stage == 0 ? "takes" : "took",
+              t * 1e3, fits ? "" : " (over)", c, stage == 0 ? "too" : "again (it was better)");
+    set_candidate(ir, c);
+    stage++;
+    ir->window_finals++;
+    ir->schedule_budget = 0;
+    ir->schedule_rounds = 1;
+    ir->schedule_prefetch_margin = 0;
+    ir->schedule_margin_rounds = 0;
+    ir->predicted = false;
+    rounds = (rounds_t){0};
+    start = pass_index(sfc_pass_blocks);
+    goto again;
   }
   return SFC_OK;
 }

@@ -125,9 +125,10 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     if (ir->window_candidates)
       fprintf(out, ", best of %u: priority %s%s", ir->window_candidates,
               sfc_priority_name(ir->schedule_priority),
-              ir->schedule_no_prefetch  ? ", no early swap-ins"
-              : ir->schedule_lazy_waits ? ", late swap-out waits"
-                                        : "");
+              ir->schedule_no_prefetch    ? ", no early swap-ins"
+              : ir->schedule_sorted_waits ? ", late swap-out waits in queue order"
+              : ir->schedule_lazy_waits   ? ", late swap-out waits"
+                                          : "");
     fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */

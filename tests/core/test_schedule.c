@@ -581,7 +581,8 @@ static void test_window_tuner(void) {
       sfc_ir_init(&ir, g, &cfg);
       ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
       ir.schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
-      ir.schedule_lazy_waits = c % SFC_WINDOW_MODES == 0;
+      ir.schedule_lazy_waits = c % SFC_WINDOW_MODES == 0 || c % SFC_WINDOW_MODES == 3;
+      ir.schedule_sorted_waits = c % SFC_WINDOW_MODES == 3;
       ir.schedule_no_prefetch = c % SFC_WINDOW_MODES == 2;
       CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
       if (ir.schedule_rounds == 1) {

@@ -34,9 +34,14 @@ static const char simulate_help[] =
     "'op times' says where the op times come from: measured on the graph's device\n"
     "(e.g. 'a100-pcie4 (measured)'), or modelled for the plan's profile when the graph\n"
     "was recorded elsewhere (e.g. 'v100-nvlink2 (modelled: roofline)').\n"
+    "'time bound' is the least iteration time any schedule within the budget can take,\n"
+    "proven by sfc compile for the plan's link and recorded in the plan (format 1.4;\n"
+    "not shown for older plans), with predicted/bound; with -c or --profile it is\n"
+    "shown for the plan's link only, without the ratio.\n"
     "--json prints one object: predicted_iteration_us, compute_us, stall_us, stalls,\n"
     "h2d_busy_us, d2h_busy_us, h2d_utilisation, d2h_utilisation, swaps_in, swaps_out,\n"
-    "bytes_swapped_in, bytes_swapped_out, steps, times_from,\n"
+    "bytes_swapped_in, bytes_swapped_out, steps, times_from, lower_bound_iteration_us\n"
+    "(null when the plan records none or the link is not the plan's),\n"
     "top_stalls [{step, op, name, stall_us}].\n"
     "\n"
     "examples:\n"
@@ -123,12 +128,19 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
   return st;
 }
 
+/* The bound recorded in the plan (us), or -1: none (a plan before 1.4, or garbage), or
+ * not for this link (-c / --profile replaced the plan's). */
+static double recorded_bound_us(const sfc_plan_view_t *v, bool own_link) {
+  double b = v->meta.time_bound_s;
+  return own_link && isfinite(b) && b > 0 && b < 1e9 ? b * 1e6 : -1;
+}
+
 static double pct(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
 static void print_text(const char *path, const sfc_plan_view_t *v, const sim_report_t *r,
-                       const sfcrt_options_t *opt, const char *link_source) {
+                       const sfcrt_options_t *opt, const char *link_source, bool own_link) {
   const sfcrt_stats_t *st = &r->st;
   char a[32], b[32];
   double h2d = opt->sim.h2d_bytes_per_s > 0 ? opt->sim.h2d_bytes_per_s : v->meta.h2d_bytes_per_s;
@@ -146,6 +158,12 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   printf("  steps                 %u\n", v->step_count);
   printf("  predicted iteration   %.3f us\n", st->predicted_iteration_us);
   printf("  compute only          %.3f us\n", st->compute_us);
+  double bound = recorded_bound_us(v, own_link), theirs = recorded_bound_us(v, true);
+  if (bound > 0)
+    printf("  time bound            %.3f us (recorded by sfc compile); predicted/bound %.4f\n",
+           bound, st->predicted_iteration_us / bound);
+  else if (theirs > 0)
+    printf("  time bound            %.3f us for the plan's link, not this one\n", theirs);
   printf("  stall                 %.3f us (%.1f %% of the iteration, %" PRIu64 " waits)\n",
          st->stall_us, pct(st->stall_us, st->predicted_iteration_us), st->stalls);
   printf("  H2D engine            busy %.3f us (%.1f %%), swap-ins %" PRIu64 ", %s\n",
@@ -164,7 +182,7 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   }
 }
 
-static void print_json(const sfc_plan_view_t *v, const sim_report_t *r) {
+static void print_json(const sfc_plan_view_t *v, const sim_report_t *r, bool own_link) {
   const sfcrt_stats_t *st = &r->st;
   printf("{\"predicted_iteration_us\":%.6f,\"compute_us\":%.6f,\"stall_us\":%.6f,"
          "\"stalls\":%" PRIu64 ",\"h2d_busy_us\":%.6f,\"d2h_busy_us\":%.6f,"
@@ -176,7 +194,11 @@ static void print_json(const sfc_plan_view_t *v, const sim_report_t *r) {
          pct(st->d2h_busy_us, st->predicted_iteration_us) / 100, st->swaps_in, st->swaps_out,
          st->bytes_swapped_in, st->bytes_swapped_out, v->step_count);
   put_json_text(r->times_from);
-  printf("\",\"top_stalls\":[");
+  double bound = recorded_bound_us(v, own_link);
+  if (bound > 0)
+    printf("\",\"lower_bound_iteration_us\":%.6f,\"top_stalls\":[", bound);
+  else
+    printf("\",\"lower_bound_iteration_us\":null,\"top_stalls\":[");
   for (uint32_t i = 0; i < r->top_count; i++) {
     const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
     printf("%s{\"step\":%u,\"op\":%" PRId64 ",\"name\":\"", i ? "," : "", r->top[i], op->graph_id);
@@ -258,9 +280,9 @@ static int run_simulate(int argc, char **argv) {
   const sfc_plan_view_t *v = sfcrt_plan_view(plan);
   times_source(v, have_cfg ? profile : sfc_plan_string(v, v->meta.profile_name), &r);
   if (json)
-    print_json(sfcrt_plan_view(plan), &r);
+    print_json(sfcrt_plan_view(plan), &r, !have_cfg);
   else
-    print_text(path, sfcrt_plan_view(plan), &r, &opt, link_source);
+    print_text(path, sfcrt_plan_view(plan), &r, &opt, link_source, !have_cfg);
   sfcrt_plan_destroy(plan);
   return SFC_EXIT_OK;
 }

@@ -36,7 +36,8 @@
  * Runs once, after predict: the bound is reported, never used to choose a plan.
  *
  * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
- * schedule_floor, schedule_infeasible, arena_bytes. Writes: time_bound_s,
+ * schedule_floor, schedule_infeasible, arena_bytes. Writes: plan.meta.time_bound_s,
+ * time_bound_s,
  * time_bound_split_s.
  */
 #include <stdlib.h>
@@ -211,9 +212,35 @@ static void operands(bound_t *b, uint32_t *seen) {
   }
 }
 
+/* The least stall of a piece: need_in bytes must arrive and need_out leave within it;
+ * beside its compute (c seconds) at most cin and cout of them. In link-seconds
+ * (bytes / bandwidth): u = out, v = in. While both copy engines run, each runs at
+ * duplex x its bandwidth (the sim device's rule), so per second of any interval the two
+ * together do at most kappa = max(1, 2 duplex) link-seconds of work, and each alone at
+ * most 1. The copies beside the compute do at most U <= cout/d2h, V <= cin/h2d and
+ * U + V <= kappa c; the rest waits: stall >= u - U, v - V and (u + v - min(kappa c,
+ * U + V)) / kappa. With duplex 1 the last term never binds. */
+static double stall(double need_in, double cin, double h2d, double need_out, double cout,
+                    double d2h, double c, double kappa) {
+  double u = need_out > 0 && d2h > 0 ? need_out / d2h : 0;
+  double v = need_in > 0 && h2d > 0 ? need_in / h2d : 0;
+  double U = d2h > 0 ? cout / d2h : 0, V = h2d > 0 ? cin / h2d : 0;
+  double both = U + V < kappa * c ? U + V : kappa * c;
+  double s = u - U;
+  if (v - V > s)
+    s = v - V;
+  if ((u + v - both) / kappa > s)
+    s = (u + v - both) / kappa;
+  return s > 0 ? s : 0;
+}
+
 static double chain(bound_t *b, uint64_t budget, double *best) {
   const sfc_config_t *cfg = b->ir->config;
   double B = (double)budget, h2d = cfg->device.h2d_bytes_per_s, d2h = cfg->device.d2h_bytes_per_s;
+  double duplex = cfg->device.duplex_factor > 0 && cfg->device.duplex_factor < 1
+                      ? cfg->device.duplex_factor
+                      : 1;
+  double kappa = 2 * duplex > 1 ? 2 * duplex : 1; /* both directions' work per second, at most */
   uint32_t np = b->np;
   for (uint32_t a = 0; a < np; a++) { /* in: prefix over b; out: suffix over a */
     double *row = &b->in[(size_t)a * np];
@@ -232,11 +259,10 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
       uint32_t sa = b->at[p];
       double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
       double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
-      double short_in = need_in - (b->cin[sb] - b->cin[sa]);
-      double short_out = need_out - (b->cout[sb] - b->cout[sa]);
-      double stall_in = short_in > 0 && h2d > 0 ? short_in / h2d : 0;
-      double stall_out = short_out > 0 && d2h > 0 ? short_out / d2h : 0;
-      double t = best[p] + (b->c[sb] - b->c[sa]) + (stall_in > stall_out ? stall_in : stall_out);
+      double c = b->c[sb] - b->c[sa];
+      double t = best[p] + c +
+                 stall(need_in, b->cin[sb] - b->cin[sa], h2d, need_out, b->cout[sb] - b->cout[sa],
+                       d2h, c, kappa);
       if (t > best[q])
         best[q] = t;
     }
@@ -246,6 +272,7 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
 
 sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   ir->time_bound_split_s = ir->time_bound_s;
+  ir->plan.meta.time_bound_s = ir->time_bound_s;
   uint64_t budget = ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes;
   if (ir->schedule_infeasible && ir->arena_bytes > budget)
     budget = ir->arena_bytes; /* the bound holds for plans within their arena */
@@ -287,6 +314,7 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   double t = chain(&b, budget, best);
   if (t > ir->time_bound_s)
     ir->time_bound_s = t;
+  ir->plan.meta.time_bound_s = ir->time_bound_s; /* plan format 1.4: sfc simulate prints it */
   free(best);
   free(seen);
   bound_free(&b);

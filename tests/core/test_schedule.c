@@ -470,12 +470,15 @@ static void test_nothing_changes(void) {
  * min(100, 1500 - 1000, bytes waiting to be read) = 0, 100, 100, 0. Pieces:
  * [0, 1): at step 1, B and A (written at 0) need 2000 - 1500 = 500 B out, 100 beside
  * step 0: 10 + 400 / 1e7 = 50 us; [1, 2): at 1, B and A (read at 2) need 500 B in, 100
- * beside step 1; at 2, A and B (written at 1) 500 out, 100 beside: 10 + 40 = 50 us;
- * [2, 3): at 2, A and B (read at 3) 500 in, 100 beside: 50 us; [3, end): 10 us. The
- * chain: 160 us. Both leave (A at step 1, B at step 2), with copies of 100 us that nothing hides: A
- * out [10, 110], step 1 [110, 120], B out [120, 220]; A's swap-in, issued before step 2, waits for
- * B's swap-out (step 2 waits for it, and A may land on B's bytes) [220, 320]; step 2
- * [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
+ * beside step 1; at 2, A and B (written at 1) 500 out, 100 beside: 400 B each way left,
+ * 40 us each alone; but with the default device's duplex factor 0.7 both directions
+ * together move at most 1.4 link-seconds per second, and beside step 1 at most 14 us of
+ * the 20 they could, so the wait is (50 + 50 - 14) / 1.4 = 61.43 us: 71.43 us; [2, 3):
+ * at 2, A and B (read at 3) 500 in, 100 beside: 50 us; [3, end): 10 us. The chain:
+ * 181.43 us (160 us with duplex 1). Both leave (A at step 1, B at step 2), with copies of 100 us
+ * that nothing hides: A out [10, 110], step 1 [110, 120], B out [120, 220]; A's swap-in, issued
+ * before step 2, waits for B's swap-out (step 2 waits for it, and A may land on B's bytes) [220,
+ * 320]; step 2 [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
 static void test_time_bound(void) {
   sfc_graph_t *g = tg_new("bound");
   uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
@@ -493,9 +496,14 @@ static void test_time_bound(void) {
   CHECK_EQ_U64(ir.n_swaps, 4);
   CHECK_NEAR(ir.compute_s, 40e-6, 1e-12);
   CHECK_NEAR(ir.time_bound_split_s, 100e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 160e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 50e-6 + (10e-6 + 86e-6 / 1.4) + 50e-6 + 10e-6, 1e-12);
   CHECK_NEAR(ir.predicted_iteration_s, 440e-6, 1e-12);
   CHECK(ir.predicted_iteration_s >= ir.time_bound_s);
+  CHECK_NEAR(ir.plan.meta.time_bound_s, ir.time_bound_s, 0); /* plan format 1.4 */
+  sfc_ir_deinit(&ir);
+  cfg.device.duplex_factor = 1;
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK_NEAR(ir.time_bound_s, 160e-6, 1e-12);
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(g);
 }
@@ -518,6 +526,8 @@ static void test_random_budgets(void) {
     cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
     if (round % 2) /* the chain bound's pieces weigh the two directions apart */
       cfg.device.d2h_bytes_per_s = 1e8 * (1 + rnd(100));
+    if (round % 3 == 1) /* and it counts the duplex factor where both copy at once */
+      cfg.device.duplex_factor = 0.3 + 0.1 * rnd(7);
     sfc_ir_t ir;
     sfc_error_t err = {0};
     CHECK_OK(compile(&ir, g, &cfg, &err), err); /* in-core: the lower bound */

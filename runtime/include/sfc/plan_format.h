@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 3
+#define SFC_PLAN_VERSION_MINOR 4
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
@@ -201,7 +201,9 @@ typedef struct sfc_plan_meta {
   uint64_t va_chunk_bytes;     /*  72 physical chunk size for virtual-addressing mode */
   uint32_t times_device;       /*  80 (1.1) string: device the ops' time_us were measured on */
   uint32_t reserved0;          /*  84 zero */
-  uint64_t reserved[3];        /*  88 zero */
+  double time_bound_s;         /*  88 (1.4) least iteration time of any schedule within the
+                                *     budget, the compiler's bound (s); 0: not recorded */
+  uint64_t reserved[2];        /*  96 zero */
 } sfc_plan_meta_t;             /* 112 */
 
 typedef struct sfc_plan_tensor {

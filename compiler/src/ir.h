@@ -253,7 +253,6 @@ typedef struct sfc_ir {
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
   uint8_t window_choice, window_alt;  /* window: the tuner's best and runner-up, + 1 (0: none) */
   double window_choice_s;             /* window: the best one's time in the tuner */
-  uint8_t window_finals;              /* window: candidates taken through the final rounds */
   bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
   uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
   uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */

@@ -434,7 +434,6 @@ again:
               t * 1e3, fits ? "" : " (over)", c, stage == 0 ? "too" : "again (it was better)");
     set_candidate(ir, c);
     stage++;
-    ir->window_finals++;
     ir->schedule_budget = 0;
     ir->schedule_rounds = 1;
     ir->schedule_prefetch_margin = 0;

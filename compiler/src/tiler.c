@@ -419,6 +419,28 @@ static sfc_ft_box_t part_box(const sfc_tensor_t *x, const sfc_ft_segment_t *s, u
   return o;
 }
 
+/* One forward op's share of a tile's receptive field: its outputs' boxes widen to
+ * every channel of the hull of what is needed of them (ob), and each spatial data input
+ * that is not whole needs the box the op reads for ob. */
+static void receptive_field(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_op_t *op,
+                            const sfc_ft_box_t *ob, sfc_ft_box_t *boxes) {
+  for (uint32_t k = 0; k < op->n_outputs; k++) {
+    sfc_ft_box_t b = *ob;
+    b.lo[1] = 0;
+    b.hi[1] = g->tensors[op->outputs[k]].shape[1];
+    box_hull(&boxes[op->outputs[k]], &b);
+  }
+  const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+  uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
+  for (uint32_t k = 0; k < data_inputs; k++) {
+    uint32_t x = op->inputs[k];
+    if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
+      continue;
+    sfc_ft_box_t b = input_box(g, op, e->cls, x, op->outputs[0], ob);
+    box_hull(&boxes[x], &b);
+  }
+}
+
 /* Step 1: the forward receptive fields of O_t (both modes' forward segment). */
 void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
                                const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes) {
@@ -428,27 +450,12 @@ void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
   /* 1. forward receptive fields, backwards over the forward ops */
   for (uint32_t i = s->fwd_end; i-- > s->fwd_begin;) {
     const sfc_op_t *op = &g->ops[i];
-    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
     sfc_ft_box_t ob = box_empty();
     for (uint32_t k = 0; k < op->n_outputs; k++)
       box_hull(&ob, &boxes[op->outputs[k]]);
     if (op->n_outputs == 0) /* a view: reads what its input is needed on */
       continue;
-    for (uint32_t k = 0; k < op->n_outputs; k++) {
-      sfc_ft_box_t b = ob;
-      const sfc_tensor_t *y = &g->tensors[op->outputs[k]];
-      b.lo[1] = 0;
-      b.hi[1] = y->shape[1];
-      box_hull(&boxes[op->outputs[k]], &b);
-    }
-    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
-    for (uint32_t k = 0; k < data_inputs; k++) {
-      uint32_t x = op->inputs[k];
-      if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
-        continue;
-      sfc_ft_box_t b = input_box(g, op, e->cls, x, op->outputs[0], &ob);
-      box_hull(&boxes[x], &b);
-    }
+    receptive_field(g, info, op, &ob, boxes);
   }
 }
 
@@ -745,26 +752,12 @@ static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
     const sfc_op_t *op = &g->ops[i];
     if (!info->recompute[i] || op->n_outputs == 0)
       continue;
-    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
     sfc_ft_box_t ob = box_empty();
     for (uint32_t k = 0; k < op->n_outputs; k++)
       box_hull(&ob, &boxes[op->outputs[k]]);
     if (box_is_empty(&ob))
       continue;
-    for (uint32_t k = 0; k < op->n_outputs; k++) {
-      sfc_ft_box_t b = ob;
-      b.lo[1] = 0;
-      b.hi[1] = g->tensors[op->outputs[k]].shape[1];
-      box_hull(&boxes[op->outputs[k]], &b);
-    }
-    uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
-    for (uint32_t k = 0; k < data_inputs; k++) {
-      uint32_t x = op->inputs[k];
-      if (info->role[x] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[x]))
-        continue;
-      sfc_ft_box_t b = input_box(g, op, e->cls, x, op->outputs[0], &ob);
-      box_hull(&boxes[x], &b);
-    }
+    receptive_field(g, info, op, &ob, boxes);
   }
 }
 

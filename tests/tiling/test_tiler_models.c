@@ -13,6 +13,7 @@
 
 #include "batch_scale.h"
 #include "check.h"
+#include "halo_csv.h"
 #include "emit.h"
 #include "graph_build.h"
 #include "image_scale.h"
@@ -378,11 +379,6 @@ static void test_vgg16_halo(void) {
  * maxpool_bwd dX->dY; a convolution without a weight gradient, a pooling that ends the
  * segment), and a pooling recomputed for its indices (a ReLU after it ends the segment)
  * must read the row's input range (maxpool_bwd dX->X for argmax). */
-static int64_t csv_field(char **cur) { /* -1 for "" or "-" */
-  char *f = strsep(cur, ",");
-  return f && *f && strcmp(f, "-") != 0 ? strtoll(f, NULL, 10) : -1;
-}
-
 static bool seed_row(const char *op, int64_t n_in, int64_t n_out, int64_t k, int64_t st, int64_t p,
                      int64_t d, int64_t qlo, int64_t qhi, int64_t elo, int64_t ehi) {
   bool conv = strncmp(op, "conv_bwd_data(", 14) == 0, argmax = strstr(op, "argmax") != NULL;
@@ -527,29 +523,13 @@ static void test_seed_refuses(void) {
 }
 
 static void test_seed_halo_vectors(void) {
-  const char *shared = getenv("SFC_SHARED");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/data/tiling/halo_vectors.csv", shared ? shared : "../shared");
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    fprintf(stderr, "%s: absent (skipped)\n", path);
+  FILE *f = halo_csv_open();
+  if (!f)
     return;
-  }
-  char line[512];
-  int rows = 0, checked = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (rows++ == 0)
-      continue; /* header */
-    line[strcspn(line, "\r\n")] = '\0';
-    char *cur = line, op[128];
-    snprintf(op, sizeof op, "%s", strsep(&cur, ","));
-    int64_t n_in = csv_field(&cur), n_out = csv_field(&cur), k = csv_field(&cur);
-    int64_t st = csv_field(&cur), p = csv_field(&cur), d = csv_field(&cur);
-    strsep(&cur, ","); /* extra */
-    int64_t qlo = csv_field(&cur), qhi = csv_field(&cur), elo = csv_field(&cur),
-            ehi = csv_field(&cur);
-    checked += seed_row(op, n_in, n_out, k, st, p, d, qlo, qhi, elo, ehi);
-  }
+  halo_row_t r = {0};
+  int checked = 0;
+  while (halo_csv_next(f, &r))
+    checked += seed_row(r.op, r.n_in, r.n_out, r.k, r.s, r.p, r.d, r.qlo, r.qhi, r.elo, r.ehi);
   fclose(f);
   printf("halo_vectors.csv: %d backward-map rows checked against seed tile boxes\n", checked);
   CHECK(checked >= 90);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "tiler.h"
 
 /* ---- deduplicating string table ---------------------------------------------- */
 
@@ -202,6 +203,12 @@ static sfc_status_t build_ops(builder_t *b, sfc_error_t *err) {
                              .flops = op->flops};
     for (uint32_t i = 0, m = sfc_op_operand_count(op); i < m; i++)
       op_operands[k++] = sfc_op_operand(op, i);
+  }
+  /* the maps of the ops tiled segments run (1.5), which invariant 58 checks */
+  for (uint32_t i = 0; i < b->ir->n_segments; i++) {
+    const sfc_plan_segment_t *sg = &b->ir->segments[i];
+    for (uint32_t o = sg->first_op; o - sg->first_op < sg->op_count && o < g->n_ops; o++)
+      sfc_ft_op_map(g, o, &ops[o]);
   }
   b->v->ops = ops;
   b->v->op_count = g->n_ops;

@@ -1,8 +1,9 @@
 /* pass_verify.c — the compiler's verifier (see verify.h for the list of invariants).
  *
  * A second implementation of the rules of docs/plan-format.md ("Invariants", numbered
- * 4-55 in messages' order below), independent of the runtime's loader
- * (runtime/src/plan_validate.c): it shares only sfc/plan_format.h. It takes a view in
+ * 4-58 in messages' order below), independent of the runtime's loader
+ * (runtime/src/plan_validate.c): it shares only sfc/plan_format.h and the index maps of
+ * sfc/box_map.h (which the tiler uses too). It takes a view in
  * memory, so the file-structure rules (1-3) are the loader's alone.
  *
  * Happens-before. Work runs on three in-order queues: compute (steps), H2D
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "oset.h"
+#include "sfc/box_map.h"
 #include "pack.h"
 #include "passes.h"
 
@@ -242,7 +244,7 @@ static sfc_status_t check_schedule_refs(vctx_t *c) {
     if (!span_ok(x->first_op, x->op_count, v->op_count))
       return fail(c, "segment %u: ops [%u, %" PRIu64 ") run past the last op (%u ops)", g,
                   x->first_op, (uint64_t)x->first_op + x->op_count, v->op_count);
-    if (x->flags & ~SFC_SEGMENT_BACKWARD)
+    if (x->flags & ~(SFC_SEGMENT_BACKWARD | SFC_SEGMENT_SEED_HALO))
       return fail(c, "segment %u: unknown flags 0x%x", g, x->flags);
     if ((x->flags & SFC_SEGMENT_BACKWARD) ? x->forward_segment >= g : x->forward_segment != 0)
       return fail(c, "segment %u: forward segment %u %s", g, x->forward_segment,
@@ -774,6 +776,314 @@ static sfc_status_t check_segments(vctx_t *c) {
   return check_tile_outputs(c);
 }
 
+/* ---- 57, 58. op maps and tile geometry ---------------------------------------- */
+
+/* A part of a 4-D tensor: per axis [lo, hi) and the zeros around it; `none` when
+ * empty (nothing of the tensor). */
+typedef struct part4 {
+  bool none;
+  int64_t lo[4], hi[4];
+  uint32_t zl[4], zh[4];
+} part4_t;
+
+static const part4_t NOTHING = {.none = true};
+
+static const sfc_plan_tensor_t *operand_tensor(const vctx_t *c, const sfc_plan_op_t *op,
+                                               uint32_t j) {
+  return &c->v->tensors[c->v->op_operands[op->operand_begin + j]];
+}
+
+static bool rank4(const sfc_plan_tensor_t *x) {
+  return x->ndim == 4;
+}
+
+static int64_t extent(const sfc_plan_tensor_t *x, uint32_t d) {
+  return d < x->ndim ? x->shape[d] : 1;
+}
+
+/* The whole of x. */
+static part4_t part_whole(const sfc_plan_tensor_t *x) {
+  part4_t p = {.none = false};
+  for (uint32_t d = 0; d < 4; d++)
+    p.hi[d] = extent(x, d);
+  for (uint32_t d = 0; d < 4; d++)
+    p.none |= p.hi[d] == 0;
+  return p;
+}
+
+/* The part a BOXES record names (axes past its rank whole). */
+static part4_t part_of_box(const vctx_t *c, const sfc_plan_box_t *b) {
+  const sfc_plan_tensor_t *x = &c->v->tensors[b->tensor];
+  part4_t p = part_whole(x);
+  for (uint32_t d = 0; d < b->ndim && d < 4; d++) {
+    p.lo[d] = b->lo[d];
+    p.hi[d] = b->hi[d];
+    p.zl[d] = b->pad_lo[d];
+    p.zh[d] = b->pad_hi[d];
+  }
+  p.none = false;
+  for (uint32_t d = 0; d < 4; d++)
+    p.none |= p.lo[d] >= p.hi[d];
+  return p;
+}
+
+/* p's batch, height and width over tensor x, all its channels, no zeros. */
+static part4_t like(const part4_t *p, const sfc_plan_tensor_t *x) {
+  if (p->none)
+    return NOTHING;
+  part4_t r = {.none = false};
+  for (uint32_t d = 0; d < 4; d++) {
+    r.lo[d] = d == 1 ? 0 : p->lo[d];
+    r.hi[d] = d == 1 ? extent(x, 1) : p->hi[d];
+  }
+  return r;
+}
+
+static bool part_eq(const part4_t *a, const part4_t *b) {
+  if (a->none || b->none)
+    return a->none == b->none;
+  for (uint32_t d = 0; d < 4; d++)
+    if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d] || a->zl[d] != b->zl[d] ||
+        a->zh[d] != b->zh[d])
+      return false;
+  return true;
+}
+
+/* Through the map of forward op f (input x, output y), one spatial axis at a time:
+ * forward, the part of x outputs `p` read (with a window's zeros); backward, the part
+ * of y whose reads meet part `p` of x. */
+static part4_t through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
+                       const sfc_plan_tensor_t *y, const part4_t *p, bool backward) {
+  part4_t r = like(p, backward ? y : x);
+  if (r.none)
+    return NOTHING;
+  for (uint32_t a = 0; a < 2; a++) {
+    uint32_t d = 2 + a;
+    int64_t first = p->lo[d], last = p->hi[d] - 1, lo = 0, hi = -1;
+    bool ok;
+    if (f->map == SFC_MAP_WINDOW) {
+      sfc_map_window_t w = {.n_in = x->shape[d],
+                            .n_out = y->shape[d],
+                            .k = f->kernel[a],
+                            .s = f->stride[a],
+                            .p = f->padding[a],
+                            .d = f->dilation[a]};
+      ok = backward ? sfc_map_window_out(&w, first, last, &lo, &hi)
+                    : sfc_map_window_in(&w, first, last, &lo, &hi);
+      if (ok && !backward)
+        sfc_map_window_pads(&w, first, last + 1, lo, hi + 1, &r.zl[d], &r.zh[d]);
+    } else if (f->map == SFC_MAP_NEAREST) {
+      ok = backward ? sfc_map_nearest_out(x->shape[d], y->shape[d], first, last, &lo, &hi)
+                    : sfc_map_nearest_in(x->shape[d], y->shape[d], first, last, &lo, &hi);
+    } else {
+      ok = backward ? sfc_map_bilinear_out(x->shape[d], y->shape[d], first, last, &lo, &hi)
+                    : sfc_map_bilinear_in(x->shape[d], y->shape[d], first, last, &lo, &hi);
+    }
+    if (!ok)
+      return NOTHING;
+    r.lo[d] = lo;
+    r.hi[d] = hi + 1;
+  }
+  return r;
+}
+
+static bool has_window(const sfc_plan_op_t *op) {
+  return op->map == SFC_MAP_WINDOW || op->map == SFC_MAP_NEAREST || op->map == SFC_MAP_BILINEAR;
+}
+
+static sfc_status_t check_op_maps(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t o = 0; o < v->op_count; o++) {
+    const sfc_plan_op_t *op = &v->ops[o];
+    if (op->map > SFC_MAP_MAX)
+      return fail(c, "op %u \"%s\": map %u is unknown", o, oname(c, o), op->map);
+    bool window = op->map == SFC_MAP_WINDOW;
+    for (uint32_t a = 0; a < 2; a++) {
+      bool ok = window ? op->kernel[a] > 0 && op->stride[a] > 0 && op->padding[a] >= 0 &&
+                             op->dilation[a] > 0
+                       : (op->kernel[a] | op->stride[a] | op->padding[a] | op->dilation[a]) == 0;
+      if (!ok)
+        return fail(c, "op %u \"%s\": %s (axis %u: kernel %d, stride %d, padding %d, dilation %d)",
+                    o, oname(c, o),
+                    window ? "a window needs kernel, stride, dilation >= 1 and padding >= 0"
+                           : "a window on an op whose map is not WINDOW",
+                    a, op->kernel[a], op->stride[a], op->padding[a], op->dilation[a]);
+    }
+    const sfc_plan_op_t *f = op;
+    if (op->map == SFC_MAP_GRAD_DATA) {
+      if (op->backward_of == NONE || !has_window(&v->ops[op->backward_of]))
+        return fail(c,
+                    "op %u \"%s\": a GRAD_DATA map whose backward_of is no WINDOW, NEAREST "
+                    "or BILINEAR op",
+                    o, oname(c, o));
+      if (op->input_count < 1 || !rank4(operand_tensor(c, op, 0)))
+        return fail(c, "op %u \"%s\": a GRAD_DATA map needs a 4-D input 0", o, oname(c, o));
+      f = &v->ops[op->backward_of];
+    } else if (!has_window(op)) {
+      continue;
+    }
+    if (f->input_count < 1 || f->output_count < 1 || !rank4(operand_tensor(c, f, 0)) ||
+        !rank4(operand_tensor(c, f, f->input_count)))
+      return fail(c, "op %u \"%s\": its map needs a 4-D input 0 and output 0%s", o, oname(c, o),
+                  f == op ? "" : " of the forward op");
+  }
+  return SFC_OK;
+}
+
+/* One required part per operand of a tile step; `free` where the map leaves it. */
+typedef struct need {
+  bool bound;
+  part4_t part;
+} need_t;
+
+/* The parts step s's operands must have (58), from the parts `got` they have: the free
+ * ones (what the tile computes) decide the rest. */
+static void tile_needs(const vctx_t *c, const sfc_plan_step_t *s, const part4_t *got,
+                       need_t *need) {
+  const sfc_plan_view_t *v = c->v;
+  const sfc_plan_op_t *op = &v->ops[s->op];
+  uint32_t ni = op->input_count, n = ni + op->output_count;
+  bool seed = v->segments[s->segment].flags & SFC_SEGMENT_SEED_HALO;
+  for (uint32_t j = 0; j < op_operand_count(op); j++)
+    need[j].bound = false;
+#define NEED(j, p) (need[j] = (need_t){.bound = true, .part = (p)})
+  if (op->map == SFC_MAP_GRAD_POINTWISE || (op->map == SFC_MAP_GRAD_SUM && seed)) {
+    const part4_t *first = NULL;
+    for (uint32_t j = 0; j < n; j++)
+      if (rank4(operand_tensor(c, op, j))) {
+        first = first ? first : &got[j];
+        NEED(j, like(first, operand_tensor(c, op, j)));
+      }
+  } else if (op->map == SFC_MAP_GRAD_SUM) {
+    part4_t hull = NOTHING;
+    for (uint32_t j = 0; j < ni; j++) {
+      if (!rank4(operand_tensor(c, op, j)) || got[j].none)
+        continue;
+      NEED(j, like(&got[j], operand_tensor(c, op, j)));
+      for (uint32_t d = 0; d < 4 && !hull.none; d++) {
+        hull.lo[d] = got[j].lo[d] < hull.lo[d] ? got[j].lo[d] : hull.lo[d];
+        hull.hi[d] = got[j].hi[d] > hull.hi[d] ? got[j].hi[d] : hull.hi[d];
+      }
+      if (hull.none)
+        hull = got[j];
+    }
+    for (uint32_t j = ni; j < n; j++)
+      if (rank4(operand_tensor(c, op, j)))
+        NEED(j, like(&hull, operand_tensor(c, op, j)));
+  } else if (op->map == SFC_MAP_GRAD_SLICE) {
+    if (ni > 0 && rank4(operand_tensor(c, op, 0)))
+      for (uint32_t j = 0; j < n; j++)
+        if (j == 0 || (j >= ni && rank4(operand_tensor(c, op, j))))
+          NEED(j, like(&got[0], operand_tensor(c, op, j)));
+  } else if (op->map == SFC_MAP_GRAD_DATA) {
+    const sfc_plan_op_t *f = &v->ops[op->backward_of];
+    uint32_t fx = v->op_operands[f->operand_begin];
+    const sfc_plan_tensor_t *x = &v->tensors[fx], *y = operand_tensor(c, f, f->input_count);
+    /* which operand is which: f's input (the first later input naming it), the input's
+     * gradient (output 0 shaped like it), max pooling's indices (shaped like y) */
+    uint32_t input = NONE, grad_in = NONE;
+    for (uint32_t j = ni; j-- > 1;)
+      if (v->op_operands[op->operand_begin + j] == fx)
+        input = j;
+    const sfc_plan_tensor_t *g0 = op->output_count ? operand_tensor(c, op, ni) : NULL;
+    if (g0 && rank4(g0) && memcmp(g0->shape, x->shape, sizeof x->shape[0] * 4) == 0)
+      grad_in = ni;
+    bool weight_part = false;
+    for (uint32_t j = ni; j < n; j++)
+      weight_part |=
+          j != grad_in && operand_tensor(c, op, j)->kind != SFC_KIND_WORKSPACE && !got[j].none;
+    NEED(0, like(&got[0], operand_tensor(c, op, 0)));
+    part4_t read = through(f, x, y, &got[0], false);
+    bool exact = seed && !weight_part && grad_in != NONE; /* seed: grad input exact */
+    if (exact)
+      NEED(0, through(f, x, y, &got[grad_in], true));
+    if (input != NONE)
+      NEED(input, exact ? like(&got[grad_in], x) : read);
+    if (grad_in != NONE && !exact)
+      NEED(grad_in, seed ? NOTHING : read);
+    for (uint32_t j = 1; j < ni; j++) {
+      const sfc_plan_tensor_t *t = operand_tensor(c, op, j);
+      if (j == input)
+        continue;
+      bool indices = rank4(t) && memcmp(t->shape, y->shape, sizeof y->shape[0] * 4) == 0;
+      NEED(j, indices ? like(&got[0], t) : part_whole(t));
+    }
+    for (uint32_t j = ni; j < n; j++)
+      if (j != grad_in && operand_tensor(c, op, j)->kind != SFC_KIND_WORKSPACE &&
+          (!seed || weight_part))
+        NEED(j, part_whole(operand_tensor(c, op, j)));
+  } else if (op->map != SFC_MAP_NONE && op->map != SFC_MAP_VIEW) {
+    /* forward: the outputs share one part; each input is what that part reads */
+    const part4_t *out = &NOTHING;
+    for (uint32_t j = ni; j < n && out->none; j++)
+      if (rank4(operand_tensor(c, op, j)))
+        out = &got[j];
+    for (uint32_t j = ni; j < n; j++)
+      if (rank4(operand_tensor(c, op, j)))
+        NEED(j, like(out, operand_tensor(c, op, j)));
+    bool mapped = has_window(op);
+    for (uint32_t j = 0; j < ni; j++) {
+      const sfc_plan_tensor_t *t = operand_tensor(c, op, j);
+      if (!rank4(t) || (mapped && j > 0))
+        NEED(j, part_whole(t));
+      else if (mapped)
+        NEED(j, through(op, t, operand_tensor(c, op, ni), out, false));
+      else
+        NEED(j, like(out, t));
+    }
+  }
+#undef NEED
+}
+
+static void show_part(char *buf, size_t cap, const part4_t *p) {
+  if (p->none) {
+    snprintf(buf, cap, "nothing");
+    return;
+  }
+  snprintf(buf, cap,
+           "N[%" PRId64 ",%" PRId64 ") C[%" PRId64 ",%" PRId64 ") H[%" PRId64 ",%" PRId64
+           ")+%u/%u W[%" PRId64 ",%" PRId64 ")+%u/%u",
+           p->lo[0], p->hi[0], p->lo[1], p->hi[1], p->lo[2], p->hi[2], p->zl[2], p->zh[2], p->lo[3],
+           p->hi[3], p->zl[3], p->zh[3]);
+}
+
+static sfc_status_t check_tile_geometry(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t widest = 1;
+  for (uint32_t o = 0; o < v->op_count; o++)
+    widest = op_operand_count(&v->ops[o]) > widest ? op_operand_count(&v->ops[o]) : widest;
+  part4_t *got = malloc(widest * sizeof *got);
+  need_t *need = malloc(widest * sizeof *need);
+  sfc_status_t st = SFC_OK;
+  if (!got || !need)
+    st = no_memory(c);
+  for (uint32_t k = 0; st == SFC_OK && k < v->step_count; k++) {
+    const sfc_plan_step_t *s = &v->steps[k];
+    const sfc_plan_op_t *op = &v->ops[s->op];
+    if (s->segment == NONE || op->map == SFC_MAP_NONE || op->map == SFC_MAP_VIEW)
+      continue;
+    for (uint32_t j = 0; j < op_operand_count(op); j++)
+      got[j] = part_of_box(c, &v->boxes[s->box_begin + j]);
+    tile_needs(c, s, got, need);
+    for (uint32_t j = 0; j < op_operand_count(op); j++) {
+      if (!need[j].bound || part_eq(&got[j], &need[j].part))
+        continue;
+      char a[192], b[192];
+      uint32_t t = v->op_operands[op->operand_begin + j];
+      show_part(a, sizeof a, &got[j]);
+      show_part(b, sizeof b, &need[j].part);
+      st = fail(c,
+                "step %u (op %u \"%s\", tile %u of segment %u): operand %u, tensor %u \"%s\", "
+                "has the box %s where the op's map requires %s",
+                k, s->op, oname(c, s->op), s->tile, s->segment, j, t, tname(c, t), a, b);
+      break;
+    }
+  }
+  free(got);
+  free(need);
+  return st;
+}
+
 /* ---- 41, 49. order ------------------------------------------------------------ */
 
 static uint32_t queue_of(const vctx_t *c, node_t n) {
@@ -1232,6 +1542,7 @@ sfc_status_t sfc_verify_plan(const sfc_plan_view_t *v, bool check_budget,
   c.host_last_in = per_host + 2 * nh;
 
   if ((st = check_uses(&c)) != SFC_OK || (st = check_segments(&c)) != SFC_OK ||
+      (st = check_op_maps(&c)) != SFC_OK || (st = check_tile_geometry(&c)) != SFC_OK ||
       (st = compute_clocks(&c)) != SFC_OK || (st = check_swap_records(&c)) != SFC_OK ||
       (st = check_data_flow(&c)) != SFC_OK || (st = check_copy_order(&c)) != SFC_OK ||
       (st = check_reuse(&c, false)) != SFC_OK || (st = check_reuse(&c, true)) != SFC_OK)

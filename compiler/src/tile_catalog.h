@@ -4,9 +4,9 @@
  *
  *   const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);   // NULL: unknown, ends a segment
  *   if (e && e->cls == SFC_FT_WINDOW) {
- *     sfc_ft_window_t w = {.n_in = 56, .n_out = 56, .k = 3, .s = 1, .p = 1, .d = 1};
+ *     sfc_map_window_t w = {.n_in = 56, .n_out = 56, .k = 3, .s = 1, .p = 1, .d = 1};
  *     int64_t lo, hi;
- *     if (sfc_ft_window_in(&w, 0, 13, &lo, &hi)) ...     // output rows 0..13 read 0..14
+ *     if (sfc_map_window_in(&w, 0, 13, &lo, &hi)) ...     // output rows 0..13 read 0..14
  *   }
  *
  * One spatial dimension at a time: height and width map independently (batch and channel
@@ -22,6 +22,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "sfc/box_map.h"
 
 typedef enum sfc_ft_class {
   SFC_FT_END = 0,               /* ends a segment: its result needs the whole tensor */
@@ -49,36 +51,7 @@ const sfc_ft_entry_t *sfc_ft_lookup(const char *type);
 /* The whole table, for docs and tests. */
 const sfc_ft_entry_t *sfc_ft_entries(uint32_t *count);
 
-/* One spatial dimension of a windowed op: input length, output length, kernel, stride,
- * padding (leading), dilation. Output o reads inputs o*s - p + j*d, j in [0, k), those
- * in [0, n_in). */
-typedef struct sfc_ft_window {
-  int64_t n_in, n_out, k, s, p, d;
-} sfc_ft_window_t;
-
-/* Outputs [lo, hi] read exactly inputs [*in_lo, *in_hi]; false when they read none (all
- * padding) or the arguments are out of range. */
-bool sfc_ft_window_in(const sfc_ft_window_t *w, int64_t lo, int64_t hi, int64_t *in_lo,
-                      int64_t *in_hi);
-
-/* Inputs [lo, hi] are read exactly by outputs [*out_lo, *out_hi] (the backward map:
- * their gradients need those output gradients); false when no output reads them. */
-bool sfc_ft_window_out(const sfc_ft_window_t *w, int64_t lo, int64_t hi, int64_t *out_lo,
-                       int64_t *out_hi);
-
-/* Upsampling of one dimension from n_in to n_out (PyTorch's nearest, and bilinear with
- * align_corners false): outputs [lo, hi] read inputs [*in_lo, *in_hi]. */
-bool sfc_ft_nearest_in(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *in_lo,
-                       int64_t *in_hi);
-bool sfc_ft_bilinear_in(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *in_lo,
-                        int64_t *in_hi);
-
-/* Their backward maps: inputs [lo, hi] are read exactly by outputs [*out_lo, *out_hi]
- * (every output whose taps touch them); false when none reads them. Both forward maps
- * are monotone in the output, so the outputs form one range, found by bisection. */
-bool sfc_ft_nearest_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
-                        int64_t *out_hi);
-bool sfc_ft_bilinear_out(int64_t n_in, int64_t n_out, int64_t lo, int64_t hi, int64_t *out_lo,
-                         int64_t *out_hi);
+/* The index maps themselves (one spatial dimension at a time) are the runtime's
+ * (sfc/box_map.h): the plan checkers use the same ones on the boxes the tiler writes. */
 
 #endif /* SFC_TILE_CATALOG_H */

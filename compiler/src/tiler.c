@@ -99,11 +99,11 @@ uint64_t sfc_ft_box_bytes(const sfc_graph_t *g, uint32_t t, const sfc_ft_box_t *
 /* ---- op semantics -------------------------------------------------------------- */
 
 /* One spatial axis (0 = H, 1 = W) of a windowed op from input x to output y. */
-static sfc_ft_window_t op_window(const sfc_op_t *op, const sfc_tensor_t *x, const sfc_tensor_t *y,
-                                 int axis) {
+static sfc_map_window_t op_window(const sfc_op_t *op, const sfc_tensor_t *x, const sfc_tensor_t *y,
+                                  int axis) {
   const sfc_attrs_t *a = &op->attrs;
   bool pool = strcmp(op->type, "convolution") != 0;
-  sfc_ft_window_t w = {.n_in = x->shape[2 + axis], .n_out = y->shape[2 + axis]};
+  sfc_map_window_t w = {.n_in = x->shape[2 + axis], .n_out = y->shape[2 + axis]};
   w.k = (a->present & SFC_ATTR_KERNEL) ? a->kernel[axis] : 1;
   w.s = (a->present & SFC_ATTR_STRIDE) ? a->stride[axis] : (pool ? w.k : 1);
   w.p = (a->present & SFC_ATTR_PADDING) ? a->padding[axis] : 0;
@@ -127,18 +127,18 @@ static sfc_ft_box_t map_box(const sfc_op_t *op, sfc_ft_class_t cls, const sfc_te
     bool any = true;
     switch (cls) {
       case SFC_FT_WINDOW: {
-        sfc_ft_window_t w = op_window(op, x, y, axis);
-        any = inverse ? sfc_ft_window_out(&w, lo, hi, &rlo, &rhi)
-                      : sfc_ft_window_in(&w, lo, hi, &rlo, &rhi);
+        sfc_map_window_t w = op_window(op, x, y, axis);
+        any = inverse ? sfc_map_window_out(&w, lo, hi, &rlo, &rhi)
+                      : sfc_map_window_in(&w, lo, hi, &rlo, &rhi);
         break;
       }
       case SFC_FT_UPSAMPLE_NEAREST:
-        any = inverse ? sfc_ft_nearest_out(n_in, n_out, lo, hi, &rlo, &rhi)
-                      : sfc_ft_nearest_in(n_in, n_out, lo, hi, &rlo, &rhi);
+        any = inverse ? sfc_map_nearest_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                      : sfc_map_nearest_in(n_in, n_out, lo, hi, &rlo, &rhi);
         break;
       case SFC_FT_UPSAMPLE_BILINEAR:
-        any = inverse ? sfc_ft_bilinear_out(n_in, n_out, lo, hi, &rlo, &rhi)
-                      : sfc_ft_bilinear_in(n_in, n_out, lo, hi, &rlo, &rhi);
+        any = inverse ? sfc_map_bilinear_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                      : sfc_map_bilinear_in(n_in, n_out, lo, hi, &rlo, &rhi);
         break;
       default: /* pointwise, cat, views: the same index */
         break;
@@ -188,6 +188,81 @@ static bwd_rule_t backward_rule(const sfc_op_t *op) {
   if (strcmp(t, "slice") == 0)
     return BWD_SLICE;
   return BWD_UNKNOWN;
+}
+
+/* The plan's record of op's map (plan format 1.5, sfc_plan_op_t.map and its window):
+ * what the boxes of its tile steps follow, so the loader and the verifier can check them
+ * (invariant 58). Forward ops by the catalog, backward ops by backward_rule; NONE for
+ * ops with no map, or whose operands are not the 4-D tensors the map needs. */
+void sfc_ft_op_map(const sfc_graph_t *g, uint32_t op_index, sfc_plan_op_t *rec) {
+  const sfc_op_t *op = &g->ops[op_index];
+  rec->map = SFC_MAP_NONE;
+  memset(rec->kernel, 0, sizeof rec->kernel);
+  memset(rec->stride, 0, sizeof rec->stride);
+  memset(rec->padding, 0, sizeof rec->padding);
+  memset(rec->dilation, 0, sizeof rec->dilation);
+  bool io4 = op->n_inputs > 0 && op->n_outputs > 0 && is_spatial(&g->tensors[op->inputs[0]]) &&
+             is_spatial(&g->tensors[op->outputs[0]]);
+  if (op->phase == SFC_PHASE_FORWARD) {
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    switch (e ? e->cls : SFC_FT_END) {
+      case SFC_FT_WINDOW:
+        if (!io4)
+          return;
+        rec->map = SFC_MAP_WINDOW;
+        for (int a = 0; a < 2; a++) {
+          sfc_map_window_t w =
+              op_window(op, &g->tensors[op->inputs[0]], &g->tensors[op->outputs[0]], a);
+          rec->kernel[a] = (int32_t)w.k;
+          rec->stride[a] = (int32_t)w.s;
+          rec->padding[a] = (int32_t)w.p;
+          rec->dilation[a] = (int32_t)w.d;
+        }
+        return;
+      case SFC_FT_POINTWISE:
+        rec->map = SFC_MAP_POINTWISE;
+        return;
+      case SFC_FT_UPSAMPLE_NEAREST:
+        rec->map = io4 ? SFC_MAP_NEAREST : SFC_MAP_NONE;
+        return;
+      case SFC_FT_UPSAMPLE_BILINEAR:
+        rec->map = io4 ? SFC_MAP_BILINEAR : SFC_MAP_NONE;
+        return;
+      case SFC_FT_CAT:
+        rec->map = SFC_MAP_CAT;
+        return;
+      case SFC_FT_VIEW:
+        rec->map = SFC_MAP_VIEW;
+        return;
+      default:
+        return;
+    }
+  }
+  switch (backward_rule(op)) {
+    case BWD_DATA_IN0: {
+      if (op->backward_of == NONE || op->n_inputs == 0 || !is_spatial(&g->tensors[op->inputs[0]]))
+        return;
+      sfc_plan_op_t f;
+      sfc_ft_op_map(g, op->backward_of, &f);
+      if (f.map == SFC_MAP_WINDOW || f.map == SFC_MAP_NEAREST || f.map == SFC_MAP_BILINEAR)
+        rec->map = SFC_MAP_GRAD_DATA;
+      return;
+    }
+    case BWD_THRESHOLD:
+      rec->map = SFC_MAP_GRAD_POINTWISE;
+      return;
+    case BWD_SUM:
+      rec->map = SFC_MAP_GRAD_SUM;
+      return;
+    case BWD_SLICE:
+      rec->map = SFC_MAP_GRAD_SLICE;
+      return;
+    case BWD_VIEW:
+      rec->map = SFC_MAP_VIEW;
+      return;
+    default:
+      return;
+  }
 }
 
 /* ---- analysis ------------------------------------------------------------------- */
@@ -496,17 +571,6 @@ void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sf
   }
 }
 
-/* Zeros a window op supplies around its input box [ilo, ihi) for outputs [olo, ohi) on
- * one axis: before, the reads below the box (outside the tensor or never read); after,
- * likewise. Both >= 0 for an exact box. */
-static void window_pads(const sfc_ft_window_t *w, int64_t olo, int64_t ohi, int64_t ilo,
-                        int64_t ihi, uint32_t *pl, uint32_t *ph) {
-  int64_t first = olo * w->s - w->p, last = (ohi - 1) * w->s - w->p + (w->k - 1) * w->d;
-  int64_t a = ilo - first, b = last + 1 - ihi;
-  *pl = a > 0 ? (uint32_t)a : 0;
-  *ph = b > 0 ? (uint32_t)b : 0;
-}
-
 void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                      const sfc_ft_box_t *tb, uint32_t op_index, sfc_ft_box_t *boxes,
                      uint32_t (*pad_lo)[4], uint32_t (*pad_hi)[4]) {
@@ -617,9 +681,10 @@ void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_
     if (k == NONE || box_is_empty(&boxes[k]) || box_is_empty(&fo))
       continue;
     for (int axis = 0; axis < 2; axis++) {
-      sfc_ft_window_t w = op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
-      window_pads(&w, fo.lo[2 + axis], fo.hi[2 + axis], boxes[k].lo[2 + axis],
-                  boxes[k].hi[2 + axis], &pad_lo[k][2 + axis], &pad_hi[k][2 + axis]);
+      sfc_map_window_t w =
+          op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
+      sfc_map_window_pads(&w, fo.lo[2 + axis], fo.hi[2 + axis], boxes[k].lo[2 + axis],
+                          boxes[k].hi[2 + axis], &pad_lo[k][2 + axis], &pad_hi[k][2 + axis]);
     }
   }
 }
@@ -822,10 +887,10 @@ static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
       }
       if (weight && xs != NONE && !box_is_empty(&boxes[xs]) && !box_is_empty(&d))
         for (int axis = 0; axis < 2; axis++) {
-          sfc_ft_window_t w =
+          sfc_map_window_t w =
               op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
-          window_pads(&w, d.lo[2 + axis], d.hi[2 + axis], boxes[xs].lo[2 + axis],
-                      boxes[xs].hi[2 + axis], &pad_lo[xs][2 + axis], &pad_hi[xs][2 + axis]);
+          sfc_map_window_pads(&w, d.lo[2 + axis], d.hi[2 + axis], boxes[xs].lo[2 + axis],
+                              boxes[xs].hi[2 + axis], &pad_lo[xs][2 + axis], &pad_hi[xs][2 + axis]);
         }
       break;
     }
@@ -1072,7 +1137,8 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
                                .op_count =
                                    fwd ? s->fwd_end - s->fwd_begin : s->bwd_end - s->bwd_begin,
                                .tile_count = tiles,
-                               .flags = fwd ? 0 : SFC_SEGMENT_BACKWARD,
+                               .flags = (fwd ? 0 : SFC_SEGMENT_BACKWARD) |
+                                        (s->halo == SFC_HALO_SEED ? SFC_SEGMENT_SEED_HALO : 0),
                                .forward_segment = fwd ? 0 : fwd_index[k]};
     for (int a = 0; a < 4; a++)
       ps->grid[a] = s->grid[a];

@@ -84,6 +84,10 @@ typedef struct sfc_ft_box {
 sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc_ft_info_t *info,
                             sfc_pool_t *pool, sfc_error_t *err);
 
+/* Fills rec->map and its window (plan format 1.5) for op `op_index`: the map its tile
+ * steps' boxes follow (invariant 58 of docs/plan-format.md). */
+void sfc_ft_op_map(const sfc_graph_t *g, uint32_t op_index, sfc_plan_op_t *rec);
+
 uint32_t sfc_ft_tile_count(const sfc_ft_segment_t *s);
 
 /* The boxes of tile `tile` (0 .. tile_count - 1, row-major over the grid) for every

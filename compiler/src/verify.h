@@ -1,5 +1,5 @@
 /* verify.h — the compiler's verifier: checks any plan view against the invariants
- * of docs/plan-format.md ("Invariants" 4-55), independently of the runtime's loader
+ * of docs/plan-format.md ("Invariants" 4-58), independently of the runtime's loader
  * (runtime/src/plan_validate.c enforces the same list with its own code; the two
  * share only sfc/plan_format.h). tests/plan/test_plan_rules.c runs both on one file
  * per invariant; the mutant census (tests/plan/plan_mutants.c) checks they agree.
@@ -17,7 +17,8 @@
  *  4. steps (30-33, 36-38): operands of the right tensor, resident, boxes, PARTIAL
  *     containment, TIMED durations, tiles with boxes;
  *  5. segments and boxes (35, 36, 39, 40): grid, order, boxes inside their tensors,
- *     each handed-on tiled output covered exactly once;
+ *     each handed-on tiled output covered exactly once; ops' maps (57) and each tile
+ *     step's boxes exactly those its op's map requires (58);
  *  6. order (41, 49): swaps sorted, deps backwards in issue order; then vector clocks
  *     over the three queues (compute, H2D, D2H) decide "completes before";
  *  7. swaps (42-47): tensor, bytes, host part, issue steps, SWAPPED_IN fills;

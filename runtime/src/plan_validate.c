@@ -10,11 +10,13 @@
  *    segment, tile and box index is in range; enums are known values; operand, box
  *    and dep ranges lie inside their arrays. After this pass, indexing is safe.
  *
- *  semantics (SFC_ERR_VERIFY; 14-55), in this order: the budget flag; block records
+ *  semantics (SFC_ERR_VERIFY; 14-58), in this order: the budget flag; block records
  *    (steps, alignment, arena bounds, size, EXTERNAL/PERSISTENT/UNUSED rules, PARTIAL
  *    boxes); no two live blocks of one arena share a byte; step operands (tensor,
  *    residency, boxes, PARTIAL containment, TIMED); segments and boxes (grid, order,
  *    boxes inside their tensors, each handed-on tiled output covered exactly once);
+ *    ops' maps (57) and every tile step's boxes exactly what its op's map requires (58:
+ *    the boxes the step's free operands imply, through sfc/box_map.h, compared);
  *    swaps (order, tensor, bytes, host contents, issue steps, SWAPPED_IN fills); deps
  *    point backwards in issue order; then happens-before: data flow (a produced block
  *    is written by its first step, a swapped-in block is read and waits for its
@@ -51,6 +53,8 @@
  * sort is an in-place heapsort, so every byte comes from the caller's allocator.
  */
 #include "sfc/plan_reader.h"
+
+#include "sfc/box_map.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -283,7 +287,7 @@ static sfc_status_t refs_schedule(vctx_t *c) {
     REF(range_ok(g->first_op, g->op_count, v->op_count),
         "SEGMENTS[%" PRIu32 "]: ops [%" PRIu32 ", %" PRIu64 ") extend past OPS (%" PRIu32 ")", i,
         g->first_op, (uint64_t)g->first_op + g->op_count, v->op_count);
-    REF(!(g->flags & ~SFC_SEGMENT_BACKWARD),
+    REF(!(g->flags & ~(SFC_SEGMENT_BACKWARD | SFC_SEGMENT_SEED_HALO)),
         "SEGMENTS[%" PRIu32 "].flags: 0x%" PRIx32 " has unknown bits", i, g->flags);
     REF((g->flags & SFC_SEGMENT_BACKWARD) ? g->forward_segment < i : g->forward_segment == 0,
         "SEGMENTS[%" PRIu32 "].forward_segment: %" PRIu32 " %s", i, g->forward_segment,
@@ -907,6 +911,341 @@ static sfc_status_t check_segments_boxes(vctx_t *c) {
   return st;
 }
 
+/* ---- semantics: tile geometry (57, 58) ----------------------------------------- */
+
+/* A box over all four axes (N, C, H, W), with the zeros to supply around it. */
+typedef struct nbox {
+  int64_t lo[SFC_PLAN_BOX_DIMS], hi[SFC_PLAN_BOX_DIMS];
+  uint32_t pl[SFC_PLAN_BOX_DIMS], ph[SFC_PLAN_BOX_DIMS];
+} nbox_t;
+
+static int nbox_empty(const nbox_t *b) {
+  for (int d = 0; d < SFC_PLAN_BOX_DIMS; d++)
+    if (b->lo[d] >= b->hi[d])
+      return 1;
+  return 0;
+}
+
+static nbox_t nbox_of(const sfc_plan_view_t *v, const sfc_plan_box_t *x) {
+  nbox_t b;
+  memset(&b, 0, sizeof b);
+  for (uint32_t d = 0; d < SFC_PLAN_BOX_DIMS; d++) {
+    axis(&v->tensors[x->tensor], x, d, &b.lo[d], &b.hi[d]);
+    if (d < x->ndim) {
+      b.pl[d] = x->pad_lo[d];
+      b.ph[d] = x->pad_hi[d];
+    }
+  }
+  return b;
+}
+
+static nbox_t nbox_whole(const sfc_plan_tensor_t *t) {
+  nbox_t b;
+  memset(&b, 0, sizeof b);
+  for (uint32_t d = 0; d < SFC_PLAN_BOX_DIMS; d++)
+    axis(t, NULL, d, &b.lo[d], &b.hi[d]);
+  return b;
+}
+
+static nbox_t nbox_none(void) {
+  nbox_t b;
+  memset(&b, 0, sizeof b);
+  return b;
+}
+
+/* Equal as parts of a tensor: both empty, or the same ranges and zeros. */
+static int nbox_same(const nbox_t *a, const nbox_t *b) {
+  if (nbox_empty(a) || nbox_empty(b))
+    return nbox_empty(a) && nbox_empty(b);
+  return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* b's N, H, W with t's whole C (no zeros). */
+static nbox_t nbox_spatial(const nbox_t *b, const sfc_plan_tensor_t *t) {
+  if (nbox_empty(b))
+    return nbox_none();
+  nbox_t r = *b;
+  axis(t, NULL, 1, &r.lo[1], &r.hi[1]);
+  memset(r.pl, 0, sizeof r.pl);
+  memset(r.ph, 0, sizeof r.ph);
+  return r;
+}
+
+static int op_is_4d(const sfc_plan_view_t *v, uint32_t t) {
+  return v->tensors[t].ndim == 4;
+}
+
+/* The box of op f's input 0 (tensor x) that f's outputs on box `out` (of f's output 0,
+ * tensor y) read, with the window's zeros; inverse: the box of y whose reads meet box
+ * `out` of x. Empty when they read nothing. */
+static nbox_t map_through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
+                          const sfc_plan_tensor_t *y, const nbox_t *out, int inverse) {
+  if (nbox_empty(out))
+    return nbox_none();
+  nbox_t r = nbox_spatial(out, inverse ? y : x);
+  for (int a = 0; a < 2; a++) {
+    int64_t lo = out->lo[2 + a], hi = out->hi[2 + a] - 1, rlo = lo, rhi = hi;
+    int64_t n_in = x->shape[2 + a], n_out = y->shape[2 + a];
+    bool any = true;
+    sfc_map_window_t w = {n_in, n_out, f->kernel[a], f->stride[a], f->padding[a], f->dilation[a]};
+    if (f->map == SFC_MAP_WINDOW)
+      any = inverse ? sfc_map_window_out(&w, lo, hi, &rlo, &rhi)
+                    : sfc_map_window_in(&w, lo, hi, &rlo, &rhi);
+    else if (f->map == SFC_MAP_NEAREST)
+      any = inverse ? sfc_map_nearest_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                    : sfc_map_nearest_in(n_in, n_out, lo, hi, &rlo, &rhi);
+    else if (f->map == SFC_MAP_BILINEAR)
+      any = inverse ? sfc_map_bilinear_out(n_in, n_out, lo, hi, &rlo, &rhi)
+                    : sfc_map_bilinear_in(n_in, n_out, lo, hi, &rlo, &rhi);
+    if (!any)
+      return nbox_none();
+    r.lo[2 + a] = rlo;
+    r.hi[2 + a] = rhi + 1;
+    if (f->map == SFC_MAP_WINDOW && !inverse)
+      sfc_map_window_pads(&w, lo, hi + 1, rlo, rhi + 1, &r.pl[2 + a], &r.ph[2 + a]);
+  }
+  return r;
+}
+
+static const char *map_name(uint8_t m) {
+  static const char *const names[] = {"NONE",           "WINDOW",   "POINTWISE", "NEAREST",
+                                      "BILINEAR",       "CAT",      "VIEW",      "GRAD_DATA",
+                                      "GRAD_POINTWISE", "GRAD_SUM", "GRAD_SLICE"};
+  return m <= SFC_MAP_MAX ? names[m] : "?";
+}
+
+static int fmt_box(char *buf, size_t cap, const nbox_t *b) {
+  if (nbox_empty(b))
+    return snprintf(buf, cap, "empty");
+  return snprintf(buf, cap,
+                  "[%" PRId64 ",%" PRId64 ")x[%" PRId64 ",%" PRId64 ")x[%" PRId64 ",%" PRId64
+                  ")x[%" PRId64 ",%" PRId64 ") zeros H %" PRIu32 "/%" PRIu32 " W %" PRIu32
+                  "/%" PRIu32,
+                  b->lo[0], b->hi[0], b->lo[1], b->hi[1], b->lo[2], b->hi[2], b->lo[3], b->hi[3],
+                  b->pl[2], b->ph[2], b->pl[3], b->ph[3]);
+}
+
+/* 57: every op's map, and a windowed op's window. */
+static sfc_status_t check_op_maps(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  for (uint32_t i = 0; i < v->op_count; i++) {
+    const sfc_plan_op_t *o = &v->ops[i];
+    VERIFY(o->map <= SFC_MAP_MAX, "OPS[%" PRIu32 "].map: %u is not a map", i, o->map);
+    for (int a = 0; a < 2; a++) {
+      if (o->map == SFC_MAP_WINDOW)
+        VERIFY(o->kernel[a] >= 1 && o->stride[a] >= 1 && o->padding[a] >= 0 && o->dilation[a] >= 1,
+               "OPS[%" PRIu32 "] (\"%.64s\"): window axis %d has kernel %" PRId32
+               ", stride %" PRId32 ", padding %" PRId32 ", dilation %" PRId32
+               " (kernel, stride and dilation must be >= 1, padding >= 0)",
+               i, sfc_plan_string(v, o->name), a, o->kernel[a], o->stride[a], o->padding[a],
+               o->dilation[a]);
+      else
+        VERIFY(!o->kernel[a] && !o->stride[a] && !o->padding[a] && !o->dilation[a],
+               "OPS[%" PRIu32 "] (\"%.64s\"): map %s has a window (only WINDOW ops have one)", i,
+               sfc_plan_string(v, o->name), map_name(o->map));
+    }
+    if (o->map == SFC_MAP_GRAD_DATA) {
+      uint8_t fm = o->backward_of == NONE ? SFC_MAP_NONE : v->ops[o->backward_of].map;
+      VERIFY(fm == SFC_MAP_WINDOW || fm == SFC_MAP_NEAREST || fm == SFC_MAP_BILINEAR,
+             "OPS[%" PRIu32 "] (\"%.64s\"): map GRAD_DATA, but backward_of names no WINDOW, "
+             "NEAREST or BILINEAR op",
+             i, sfc_plan_string(v, o->name));
+      const sfc_plan_op_t *f = &v->ops[o->backward_of];
+      VERIFY(o->input_count >= 1 && f->input_count >= 1 && f->output_count >= 1 &&
+                 op_is_4d(v, v->op_operands[o->operand_begin]) &&
+                 op_is_4d(v, v->op_operands[f->operand_begin]) &&
+                 op_is_4d(v, v->op_operands[f->operand_begin + f->input_count]),
+             "OPS[%" PRIu32 "] (\"%.64s\"): map GRAD_DATA needs a 4-D input 0 and a forward op "
+             "with a 4-D input 0 and output 0",
+             i, sfc_plan_string(v, o->name));
+    }
+    if (o->map == SFC_MAP_WINDOW || o->map == SFC_MAP_NEAREST || o->map == SFC_MAP_BILINEAR)
+      VERIFY(o->input_count >= 1 && o->output_count >= 1 &&
+                 op_is_4d(v, v->op_operands[o->operand_begin]) &&
+                 op_is_4d(v, v->op_operands[o->operand_begin + o->input_count]),
+             "OPS[%" PRIu32 "] (\"%.64s\"): map %s needs a 4-D input 0 and output 0", i,
+             sfc_plan_string(v, o->name), map_name(o->map));
+  }
+  return SFC_OK;
+}
+
+/* What tile step s's op requires of its operands' boxes (58), given their boxes `have`:
+ * want[j] for operand j where set[j]. Free choices (the tile's own part) are the boxes
+ * the step has; everything else follows from them through the map. */
+static void tile_wants(const sfc_plan_view_t *v, const sfc_plan_step_t *s, const nbox_t *have,
+                       nbox_t *want, uint8_t *set) {
+  const sfc_plan_op_t *o = &v->ops[s->op];
+  uint32_t ni = o->input_count, no = o->output_count;
+  const uint32_t *ot = &v->op_operands[o->operand_begin];
+  int seed = (v->segments[s->segment].flags & SFC_SEGMENT_SEED_HALO) != 0;
+#define T(j) (&v->tensors[ot[j]])
+#define WANT(j, b)                                                                                 \
+  do {                                                                                             \
+    want[j] = (b);                                                                                 \
+    set[j] = 1;                                                                                    \
+  } while (0)
+  switch (o->map) {
+    case SFC_MAP_WINDOW:
+    case SFC_MAP_POINTWISE:
+    case SFC_MAP_NEAREST:
+    case SFC_MAP_BILINEAR:
+    case SFC_MAP_CAT: {
+      /* every 4-D output on one box (its whole C); the inputs on what it reads */
+      nbox_t fo = nbox_none();
+      for (uint32_t j = ni; j < ni + no; j++)
+        if (op_is_4d(v, ot[j]) && !nbox_empty(&have[j])) {
+          fo = have[j];
+          break;
+        }
+      for (uint32_t j = ni; j < ni + no; j++)
+        if (op_is_4d(v, ot[j]))
+          WANT(j, nbox_spatial(&fo, T(j)));
+      int windowed = o->map != SFC_MAP_POINTWISE && o->map != SFC_MAP_CAT;
+      for (uint32_t j = 0; j < ni; j++) {
+        if (!op_is_4d(v, ot[j]) || (windowed && j > 0))
+          WANT(j, nbox_whole(T(j)));
+        else if (windowed)
+          WANT(j, map_through(o, T(0), T(ni), &fo, 0));
+        else
+          WANT(j, nbox_spatial(&fo, T(j)));
+      }
+      break;
+    }
+    case SFC_MAP_GRAD_DATA: {
+      const sfc_plan_op_t *f = &v->ops[o->backward_of];
+      uint32_t fx = v->op_operands[f->operand_begin],
+               fy = v->op_operands[f->operand_begin + f->input_count];
+      const sfc_plan_tensor_t *X = &v->tensors[fx], *Y = &v->tensors[fy];
+      uint32_t xs = NONE, gs = NONE;
+      for (uint32_t j = 1; j < ni && xs == NONE; j++)
+        if (ot[j] == fx)
+          xs = j;
+      if (no >= 1 && op_is_4d(v, ot[ni]) &&
+          memcmp(T(ni)->shape, X->shape, 4 * sizeof X->shape[0]) == 0)
+        gs = ni;
+      int weights = 0; /* a weight's or a bias's gradient computed by this step */
+      for (uint32_t j = ni; j < ni + no; j++)
+        if (j != gs && T(j)->kind != SFC_KIND_WORKSPACE && !nbox_empty(&have[j]))
+          weights = 1;
+      nbox_t d = have[0], fwd = map_through(f, X, Y, &d, 0);
+      WANT(0, nbox_spatial(&d, T(0))); /* the tile's part: free, but whole C and no zeros */
+      if (seed && !weights && gs != NONE) {
+        /* the input gradient exact on its box: the output gradient on what reads it */
+        WANT(0, map_through(f, X, Y, &have[gs], 1));
+        if (xs != NONE)
+          WANT(xs, nbox_spatial(&have[gs], X));
+      } else {
+        if (xs != NONE)
+          WANT(xs, fwd);
+        if (gs != NONE)
+          WANT(gs, seed ? nbox_none() : fwd);
+      }
+      for (uint32_t j = 1; j < ni; j++) {
+        if (j == xs)
+          continue;
+        if (op_is_4d(v, ot[j]) && memcmp(T(j)->shape, Y->shape, 4 * sizeof Y->shape[0]) == 0)
+          WANT(j, nbox_spatial(&have[0], T(j))); /* max pooling's indices, shaped like y */
+        else
+          WANT(j, nbox_whole(T(j))); /* a weight */
+      }
+      for (uint32_t j = ni; j < ni + no; j++)
+        if (j != gs && T(j)->kind != SFC_KIND_WORKSPACE && (weights || !seed))
+          WANT(j, nbox_whole(T(j)));
+      break;
+    }
+    case SFC_MAP_GRAD_SUM:
+    case SFC_MAP_GRAD_POINTWISE:
+      if (o->map == SFC_MAP_GRAD_POINTWISE || seed) {
+        /* one box for every gradient (seed: a sum's inputs exact on the sum's box) */
+        uint32_t first = NONE;
+        for (uint32_t j = 0; j < ni + no; j++)
+          if (op_is_4d(v, ot[j])) {
+            first = first == NONE ? j : first;
+            WANT(j, nbox_spatial(&have[first], T(j)));
+          }
+      } else {
+        /* masked: each input on its own support, the sum on their hull */
+        nbox_t h = nbox_none();
+        for (uint32_t j = 0; j < ni; j++) {
+          if (!op_is_4d(v, ot[j]) || nbox_empty(&have[j]))
+            continue;
+          WANT(j, nbox_spatial(&have[j], T(j)));
+          if (nbox_empty(&h)) {
+            h = nbox_spatial(&have[j], T(j));
+            continue;
+          }
+          for (int a = 0; a < SFC_PLAN_BOX_DIMS; a++) {
+            h.lo[a] = have[j].lo[a] < h.lo[a] ? have[j].lo[a] : h.lo[a];
+            h.hi[a] = have[j].hi[a] > h.hi[a] ? have[j].hi[a] : h.hi[a];
+          }
+        }
+        for (uint32_t j = ni; j < ni + no; j++)
+          if (op_is_4d(v, ot[j]))
+            WANT(j, nbox_spatial(&h, T(j)));
+      }
+      break;
+    case SFC_MAP_GRAD_SLICE:
+      if (ni >= 1 && op_is_4d(v, ot[0])) {
+        WANT(0, nbox_spatial(&have[0], T(0)));
+        for (uint32_t j = ni; j < ni + no; j++)
+          if (op_is_4d(v, ot[j]))
+            WANT(j, nbox_spatial(&have[0], T(j)));
+      }
+      break;
+    default: /* NONE (not recorded), VIEW */
+      break;
+  }
+#undef T
+#undef WANT
+}
+
+/* 58: every tile step's boxes are exactly what its op's map requires. */
+static sfc_status_t check_tile_maps(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  uint32_t most = 0;
+  for (uint32_t i = 0; i < v->op_count; i++) {
+    const sfc_plan_op_t *o = &v->ops[i];
+    uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    most = n > most ? n : most;
+  }
+  size_t bytes = ((size_t)most + 1) * (2 * sizeof(nbox_t) + 1);
+  nbox_t *have = sfc_alloc(c->a, bytes);
+  if (!have)
+    return oom(c, bytes);
+  nbox_t *want = have + most + 1;
+  uint8_t *set = (uint8_t *)(want + most + 1);
+  sfc_status_t st = SFC_OK;
+  for (uint32_t k = 0; k < v->step_count && st == SFC_OK; k++) {
+    const sfc_plan_step_t *s = &v->steps[k];
+    const sfc_plan_op_t *o = &v->ops[s->op];
+    if (s->segment == NONE || o->map == SFC_MAP_NONE || o->map == SFC_MAP_VIEW)
+      continue;
+    uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    for (uint32_t j = 0; j < n; j++) {
+      have[j] = nbox_of(v, &v->boxes[s->box_begin + j]);
+      set[j] = 0;
+    }
+    tile_wants(v, s, have, want, set);
+    for (uint32_t j = 0; j < n; j++) {
+      if (!set[j] || nbox_same(&have[j], &want[j]))
+        continue;
+      char hb[200], wb[200];
+      fmt_box(hb, sizeof hb, &have[j]);
+      fmt_box(wb, sizeof wb, &want[j]);
+      uint32_t t = v->op_operands[o->operand_begin + j];
+      st = sfc_error_set(c->err, SFC_ERR_VERIFY,
+                         "STEPS[%" PRIu32 "] (tile %" PRIu32 " of SEGMENTS[%" PRIu32
+                         "], OPS[%" PRIu32 "] \"%.64s\", map %s): operand %" PRIu32
+                         " (tensor %" PRIu32 " \"%.64s\") has box %s, but the map requires %s",
+                         k, s->tile, s->segment, s->op, sfc_plan_string(v, o->name),
+                         map_name(o->map), j, t, tname(v, t), hb, wb);
+      break;
+    }
+  }
+  sfc_free(c->a, have, bytes);
+  return st;
+}
+
 /* ---- semantics: swaps and dependencies ----------------------------------------- */
 
 static int live_at(const sfc_plan_block_t *b, uint32_t k) {
@@ -1442,6 +1781,10 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
     s = check_steps(&c);
   if (s == SFC_OK)
     s = check_segments_boxes(&c);
+  if (s == SFC_OK)
+    s = check_op_maps(&c);
+  if (s == SFC_OK)
+    s = check_tile_maps(&c);
   if (s == SFC_OK)
     s = check_swaps(&c);
   if (s == SFC_OK)

@@ -380,6 +380,15 @@ static void i_box_outside(pb_t *b) {
 static void i_tiles_overlap(pb_t *b) {
   pb_box_at(b, 3)->hi[2] = 5;
 }
+/* 57: conv_c's window with stride 0 */
+static void i_op_map_window(pb_t *b) {
+  pb_op_at(b, 2)->stride[0] = 0;
+}
+/* 58: conv_c's tile 0 computes rows 0-3 of c, which read rows 0-4 of b (and one zero row
+ * above): its box of b stops at row 3 */
+static void i_input_box_not_exact(pb_t *b) {
+  pb_box_at(b, 2)->hi[2] = 4;
+}
 /* 41 */ static void i_swaps_unsorted(pb_t *b) {
   pb_swap_at(b, 1)->issue_step = 3;
 }
@@ -569,6 +578,8 @@ int main(int argc, char **argv) {
   built(invalid_dir, "two_homes", home_example, i_two_homes);                             /* 25 */
   built(invalid_dir, "home_write_lost", home_lost, NULL);                                 /* 56 */
   built(invalid_dir, "home_bypassed", home_example, i_home_bypassed);                     /* 56 */
+  built(invalid_dir, "op_map_window", pb_example_full, i_op_map_window);                  /* 57 */
+  built(invalid_dir, "input_box_not_exact", pb_example_full, i_input_box_not_exact);      /* 58 */
 
   /* valid seeds for fuzz_plan and the mutant census */
   built(seed_dir, "chain1", chain1, NULL);

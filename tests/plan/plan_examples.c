@@ -88,6 +88,13 @@ void pb_example_full(pb_t *b) {
   pb_op_at(b, op0)->type = pb_op_at(b, op2)->type = conv;
   pb_op_at(b, op1)->type = pb_str(b, "relu");
   pb_op_at(b, op3)->type = pb_str(b, "add");
+  /* the maps of the segment's ops (1.5): conv_c a 3x1 window, padding 1 along H */
+  pb_op_at(b, op1)->map = SFC_MAP_POINTWISE;
+  sfc_plan_op_t *cc = pb_op_at(b, op2);
+  cc->map = SFC_MAP_WINDOW;
+  cc->kernel[0] = 3;
+  cc->kernel[1] = cc->stride[0] = cc->stride[1] = cc->dilation[0] = cc->dilation[1] = 1;
+  cc->padding[0] = 1;
   pb_op_at(b, op0)->flops = 2 * 9 * 64;
 
   uint32_t X = pb_block(b, x, 0, T, 0, 5, SFC_BLOCK_PERSISTENT);

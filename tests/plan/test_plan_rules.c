@@ -154,6 +154,13 @@ static const rule_file_t files[] = {
      "home HOST_BLOCKS[0]: the update would be lost"},
     {56, "invalid_plans/home_bypassed",
      "swap 1 of tensor 1 \"w\" goes through HOST_BLOCKS[1], not its home HOST_BLOCKS[0]"},
+    {57, "invalid_plans/op_map_window",
+     "op 2 \"conv_c\": a window needs kernel, stride, dilation >= 1 and padding >= 0 (axis 0: "
+     "kernel 3, stride 0, padding 1, dilation 1)"},
+    {58, "invalid_plans/input_box_not_exact",
+     "step 2 (op 2 \"conv_c\", tile 0 of segment 0): operand 0, tensor 2 \"b\", has the box "
+     "N[0,1) C[0,1) H[0,4)+1/0 W[0,8)+0/0 where the op's map requires N[0,1) C[0,1) H[0,5)+1/0 "
+     "W[0,8)+0/0"},
 };
 #define FILES (sizeof files / sizeof files[0])
 

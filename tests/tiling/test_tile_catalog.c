@@ -15,24 +15,24 @@
 /* The row's query mapped by the catalog: true and [lo, hi], or false (no index). */
 static bool map_row(const char *op, int64_t n_in, int64_t n_out, int64_t k, int64_t s, int64_t p,
                     int64_t d, int64_t qlo, int64_t qhi, int64_t *lo, int64_t *hi, bool *known) {
-  sfc_ft_window_t w = {n_in, n_out, k, s, p, d};
+  sfc_map_window_t w = {n_in, n_out, k, s, p, d};
   *known = true;
   if (strncmp(op, "conv_fwd(", 9) == 0 || strncmp(op, "pool_fwd(", 9) == 0)
-    return sfc_ft_window_in(&w, qlo, qhi, lo, hi);
+    return sfc_map_window_in(&w, qlo, qhi, lo, hi);
   if (strncmp(op, "conv_bwd_data(", 14) == 0 || strcmp(op, "maxpool_bwd(dX->dY)") == 0)
-    return sfc_ft_window_out(&w, qlo, qhi, lo, hi);
+    return sfc_map_window_out(&w, qlo, qhi, lo, hi);
   if (strcmp(op, "maxpool_bwd(dX->X for argmax)") == 0) { /* the outputs, then their windows */
     int64_t a, b;
-    return sfc_ft_window_out(&w, qlo, qhi, &a, &b) && sfc_ft_window_in(&w, a, b, lo, hi);
+    return sfc_map_window_out(&w, qlo, qhi, &a, &b) && sfc_map_window_in(&w, a, b, lo, hi);
   }
   if (strncmp(op, "convT_fwd(", 10) == 0) { /* a conv from its output back to its input */
-    sfc_ft_window_t c = {n_out, n_in, k, s, p, d};
-    return sfc_ft_window_out(&c, qlo, qhi, lo, hi);
+    sfc_map_window_t c = {n_out, n_in, k, s, p, d};
+    return sfc_map_window_out(&c, qlo, qhi, lo, hi);
   }
   if (strncmp(op, "upsample_nearest(", 17) == 0)
-    return sfc_ft_nearest_in(n_in, n_out, qlo, qhi, lo, hi);
+    return sfc_map_nearest_in(n_in, n_out, qlo, qhi, lo, hi);
   if (strncmp(op, "upsample_bilinear_ac_false(", 27) == 0)
-    return sfc_ft_bilinear_in(n_in, n_out, qlo, qhi, lo, hi);
+    return sfc_map_bilinear_in(n_in, n_out, qlo, qhi, lo, hi);
   *known = false;
   return false;
 }
@@ -75,7 +75,7 @@ static void random_windows(void) {
   uint64_t rng = 0xF7C0DEULL;
   int64_t cases = 0;
   for (int t = 0; t < 20000; t++) {
-    sfc_ft_window_t w;
+    sfc_map_window_t w;
     w.k = 1 + (int64_t)(test_rand_next(&rng) % 5);
     w.s = 1 + (int64_t)(test_rand_next(&rng) % 3);
     w.d = 1 + (int64_t)(test_rand_next(&rng) % 3);
@@ -96,7 +96,7 @@ static void random_windows(void) {
           ehi = i > ehi ? i : ehi;
         }
       }
-    if (!sfc_ft_window_in(&w, a, b, &lo, &hi))
+    if (!sfc_map_window_in(&w, a, b, &lo, &hi))
       lo = hi = -1;
     CHECK_EQ_I64(lo, elo);
     CHECK_EQ_I64(hi, ehi);
@@ -111,7 +111,7 @@ static void random_windows(void) {
           ehi = o > ehi ? o : ehi;
         }
       }
-    if (!sfc_ft_window_out(&w, ia, ib, &lo, &hi))
+    if (!sfc_map_window_out(&w, ia, ib, &lo, &hi))
       lo = hi = -1;
     CHECK_EQ_I64(lo, elo);
     CHECK_EQ_I64(hi, ehi);
@@ -134,17 +134,17 @@ static void upsample_inverse(void) {
             for (int64_t o = 0; o < n_out; o++) {
               int64_t a = 0, b = 0;
               if (bil)
-                sfc_ft_bilinear_in(n_in, n_out, o, o, &a, &b);
+                sfc_map_bilinear_in(n_in, n_out, o, o, &a, &b);
               else
-                sfc_ft_nearest_in(n_in, n_out, o, o, &a, &b);
+                sfc_map_nearest_in(n_in, n_out, o, o, &a, &b);
               if (b >= lo && a <= hi) {
                 elo = elo < 0 ? o : elo;
                 ehi = o;
               }
             }
             int64_t olo = -1, ohi = -1;
-            bool any = bil ? sfc_ft_bilinear_out(n_in, n_out, lo, hi, &olo, &ohi)
-                           : sfc_ft_nearest_out(n_in, n_out, lo, hi, &olo, &ohi);
+            bool any = bil ? sfc_map_bilinear_out(n_in, n_out, lo, hi, &olo, &ohi)
+                           : sfc_map_nearest_out(n_in, n_out, lo, hi, &olo, &ohi);
             CHECK(any == (elo >= 0));
             if (any && elo >= 0) {
               CHECK_EQ_I64(olo, elo);
@@ -152,7 +152,7 @@ static void upsample_inverse(void) {
             }
             cases++;
           }
-  CHECK(!sfc_ft_nearest_out(4, 8, 2, 4, &(int64_t){0}, &(int64_t){0})); /* out of range */
+  CHECK(!sfc_map_nearest_out(4, 8, 2, 4, &(int64_t){0}, &(int64_t){0})); /* out of range */
   fprintf(stderr, "  %llu upsampling backward ranges enumerated\n", (unsigned long long)cases);
 }
 

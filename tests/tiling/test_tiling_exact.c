@@ -19,6 +19,11 @@
  *     plan's arena, where the scheduler's swaps move the checkpoints through the host
  *     device's copy queues.
  *
+ *  4. the compiled plan's boxes are checked, not trusted (plan format 1.5, invariant 58):
+ *     every tile step's op carries a map, and moving one edge of one input box by a row
+ *     (a box the map does not leave free) makes the runtime's loader and the compiler's
+ *     verifier both refuse the plan with rule 58.
+ *
  * Loss and forward output must be bitwise equal to the untiled run, every parameter
  * gradient and the input gradient within 1e-9 relative (sums over tiles reorder
  * additions), for several grids.
@@ -34,6 +39,7 @@
 #include "pipeline.h"
 #include "sfcrt.h"
 #include "verify.h"
+#include "plan_builder.h"
 #include "refexec.h"
 #include "tiler.h"
 
@@ -757,6 +763,83 @@ static uint64_t ir_lower_bound_tight(const net_t *n) {
 /* Compiles n's graph with segment seg (grid set) at budget (0: none), loads the plan
  * through the runtime, verifies it, runs one iteration on the host device with the
  * reference kernels on the arena's bytes, and compares with the untiled run a. */
+/* Invariant 58 bites (issue 12 item 6: the loader and the verifier check that every box
+ * is exactly what propagation requires): the plan records a map for its tiled ops, and
+ * moving one edge of one box of a tile step's input by one row makes both the runtime's
+ * loader and the compiler's verifier refuse the plan. Boxes of up to 48 steps spread
+ * over the segments, each operand that is a 4-D input of its step. */
+static void check_boxes_enforced(const sfc_plan_view_t *pv, const void *data, size_t bytes) {
+  uint32_t mapped = 0, tried = 0, loader_58 = 0, verifier_58 = 0, tiled = 0;
+  for (uint32_t k = 0; k < pv->step_count; k++)
+    if (pv->steps[k].segment != SFC_PLAN_NONE) {
+      tiled++;
+      mapped += pv->ops[pv->steps[k].op].map != SFC_MAP_NONE;
+    }
+  CHECK(mapped > 0);
+  uint64_t boxes_at;
+  memcpy(&boxes_at, (const uint8_t *)data + pb_file_entry(data, bytes, SFC_SECTION_BOXES) + 8,
+         sizeof boxes_at);
+  uint8_t *copy = malloc(bytes);
+  sfc_plan_box_t *vboxes = malloc((pv->box_count + 1u) * sizeof *vboxes);
+  if (!copy || !vboxes)
+    abort();
+  uint32_t stride = tiled / 48 + 1, seen = 0;
+  for (uint32_t k = 0; k < pv->step_count; k++) {
+    const sfc_plan_step_t *st = &pv->steps[k];
+    const sfc_plan_op_t *op = &pv->ops[st->op];
+    if (st->segment == SFC_PLAN_NONE || seen++ % stride != 0 || op->map == SFC_MAP_NONE ||
+        op->map == SFC_MAP_VIEW)
+      continue;
+    bool seed = pv->segments[st->segment].flags & SFC_SEGMENT_SEED_HALO;
+    for (uint32_t j = 0; j < op->input_count; j++) {
+      /* the boxes a map leaves free, masked: an output gradient's support (the others
+       * follow from it; a nearest upsampling's gradient can lose a row and still reach
+       * the same inputs) and a gradient sum's inputs (the sum is their hull) */
+      if (!seed && ((op->map == SFC_MAP_GRAD_DATA && j == 0) || op->map == SFC_MAP_GRAD_SUM))
+        continue;
+      uint32_t bi = st->box_begin + j;
+      const sfc_plan_box_t *b = &pv->boxes[bi];
+      const sfc_plan_tensor_t *t = &pv->tensors[b->tensor];
+      if (t->ndim != 4 || b->ndim != 4 || b->lo[2] >= b->hi[2])
+        continue;
+      sfc_plan_box_t m = *b;
+      if (m.hi[2] - m.lo[2] > 1)
+        m.hi[2]--;
+      else if (m.hi[2] < t->shape[2])
+        m.hi[2]++;
+      else
+        continue;
+      tried++;
+      /* the loader, from the file */
+      memcpy(copy, data, bytes);
+      memcpy(copy + boxes_at + (size_t)bi * sizeof m, &m, sizeof m);
+      pb_recrc(copy, bytes);
+      sfcrt_plan_t *plan = NULL;
+      sfc_error_t err = {0};
+      sfc_status_t st1 = sfcrt_plan_load_buffer(copy, bytes, NULL, &plan, &err);
+      CHECK(st1 != SFC_OK);
+      loader_58 += st1 != SFC_OK && strstr(err.message, "but the map requires") != NULL;
+      sfcrt_plan_destroy(plan);
+      /* the verifier, from the view */
+      sfc_plan_view_t w = *pv;
+      memcpy(vboxes, pv->boxes, pv->box_count * sizeof *vboxes);
+      vboxes[bi] = m;
+      w.boxes = vboxes;
+      sfc_status_t st2 = sfc_verify_plan(&w, false, NULL, &err);
+      CHECK(st2 != SFC_OK);
+      verifier_58 += st2 != SFC_OK && strstr(err.message, "where the op's map requires") != NULL;
+    }
+  }
+  /* some moved edges break another rule first (a per-tile buffer's box, rule 32) */
+  CHECK(tried > 0);
+  CHECK(loader_58 > 0 && loader_58 == verifier_58);
+  printf("         boxes checked against their maps: %u of %u tile steps mapped; %u boxes moved "
+         "by one row, all refused (%u by rule 58 in both checkers)\n",
+         mapped, tiled, tried, loader_58);
+  free(copy);
+  free(vboxes);
+}
+
 static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_t seed) {
   const sfc_graph_t *g = n->g;
   sfc_config_t cfg;
@@ -786,10 +869,12 @@ static void check_plan(const net_t *n, const exec_t *a, uint64_t budget, uint64_
   if (st == SFC_OK)
     st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
   CHECK_OK(st, err);
-  free(data);
   if (st == SFC_OK)
     st = sfc_verify_plan(sfcrt_plan_view(plan), ir.fits_budget, NULL, &err);
   CHECK_OK(st, err);
+  if (st == SFC_OK && !budget)
+    check_boxes_enforced(sfcrt_plan_view(plan), data, bytes);
+  free(data);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "host";

@@ -1,4 +1,4 @@
-/* sfc/plan_format.h — the single definition of the sfc plan file (format v1.1).
+/* sfc/plan_format.h — the single definition of the sfc plan file (format v1.5).
  *
  * The compiler writes plans through these structs and reads them back through the
  * runtime's reader; the runtime replays them. docs/plan-format.md explains every
@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 4
+#define SFC_PLAN_VERSION_MINOR 5
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
@@ -140,6 +140,25 @@ typedef enum sfc_plan_section_kind {
 #define SFC_SEGMENT_BACKWARD                                                                       \
   0x1u /* (1.2) the backward of segment forward_segment: per tile,                                 \
           its recomputed forward ops, then its backward ops */
+#define SFC_SEGMENT_SEED_HALO                                                                      \
+  0x2u /* (1.5) tiling.halo seed: gradients exact on their boxes, not masked */
+
+/* sfc_plan_op_t.map (1.5): how the op's indices along H and W map between its operands,
+ * for tiled execution; invariant 58 checks every tile step's boxes against it. */
+typedef enum sfc_plan_map {
+  SFC_MAP_NONE = 0,           /* not recorded (plans before 1.5; ops no segment may hold) */
+  SFC_MAP_WINDOW = 1,         /* convolution, pooling: output o reads input 0 by the window */
+  SFC_MAP_POINTWISE = 2,      /* relu, add, mul: the same index in every 4-D operand */
+  SFC_MAP_NEAREST = 3,        /* nearest upsampling of input 0 */
+  SFC_MAP_BILINEAR = 4,       /* bilinear upsampling (align_corners false) of input 0 */
+  SFC_MAP_CAT = 5,            /* channel concatenation: the same spatial index */
+  SFC_MAP_VIEW = 6,           /* detach, empty: no data movement */
+  SFC_MAP_GRAD_DATA = 7,      /* backward of backward_of's map: input 0 its output's gradient */
+  SFC_MAP_GRAD_POINTWISE = 8, /* threshold_backward: the same index */
+  SFC_MAP_GRAD_SUM = 9,       /* a gradient sum: output = the inputs' hull */
+  SFC_MAP_GRAD_SLICE = 10,    /* cat's backward: each output a channel slice of input 0 */
+  SFC_MAP_MAX = 10
+} sfc_plan_map_t;
 
 /* sfc_plan_swap_t.direction */
 #define SFC_SWAP_OUT 1u /* device -> host (D2H queue) */
@@ -235,7 +254,14 @@ typedef struct sfc_plan_op {
   double time_us;         /* 40 measured time, < 0 when unknown */
   uint64_t flops;         /* 48 0 when unknown */
   uint64_t reserved2;     /* 56 zero */
-} sfc_plan_op_t;          /* 64 */
+  uint8_t map;            /* 64 (1.5) sfc_plan_map_t */
+  uint8_t reserved3[3];   /* 65 zero */
+  int32_t kernel[2];      /* 68 (1.5) SFC_MAP_WINDOW: H, W; else zero */
+  int32_t stride[2];      /* 76 */
+  int32_t padding[2];     /* 84 leading zeros */
+  int32_t dilation[2];    /* 92 */
+  uint32_t reserved4;     /* 100 zero */
+} sfc_plan_op_t;          /* 104 */
 
 typedef struct sfc_plan_block {
   uint64_t offset;     /*  0 byte offset in its arena */
@@ -307,7 +333,7 @@ _Static_assert(sizeof(sfc_plan_header_t) == 128, "plan header layout");
 _Static_assert(sizeof(sfc_plan_section_t) == 32, "plan section layout");
 _Static_assert(sizeof(sfc_plan_meta_t) == 112, "plan meta layout");
 _Static_assert(sizeof(sfc_plan_tensor_t) == 96, "plan tensor layout");
-_Static_assert(sizeof(sfc_plan_op_t) == 64, "plan op layout");
+_Static_assert(sizeof(sfc_plan_op_t) == 104, "plan op layout");
 _Static_assert(sizeof(sfc_plan_block_t) == 40, "plan block layout");
 _Static_assert(sizeof(sfc_plan_step_t) == 40, "plan step layout");
 _Static_assert(sizeof(sfc_plan_swap_t) == 48, "plan swap layout");

@@ -147,8 +147,19 @@ def models(d, which=MODELS):
         check(run([SFC, "verify", f"{model}.plan"], d)[0] == 0, f"{model}: verify in-core")
         r = trained(g, f"{model}.plan", d, f"{model} in core")
         if r:
+            # out= overloads write results into the arena (issue 14 item 3); --no-out
+            # copies every result instead: both bitwise, the same losses
+            check(r["ops_out_variant"] > 0, f"{model}: no op ran through an out= overload")
+            r2 = trained(g, f"{model}.plan", d, f"{model} in core, --no-out", ["--no-out"])
+            if r2:
+                check(r2["ops_out_variant"] == 0 and r2["losses"] == r["losses"],
+                      f"{model} --no-out: {r2['ops_out_variant']} out= ops, losses "
+                      f"{r2['losses']} vs {r['losses']}")
             print(f"{model} b{batch}: in core, {r['steps']} steps/iteration x 3, "
-                  f"{r['ops_checked']} op results compared: bitwise")
+                  f"{r['ops_checked']} op results compared: bitwise; results of "
+                  f"{r['ops_out_variant']} ops written by out= overloads, {r['ops_copied']} "
+                  f"copied (no out= kernel here: {', '.join(r['out_fallbacks']) or 'none'}); "
+                  f"the same with every result copied")
         done = set()
         for f in fractions:
             budget = max(int(f * peak), int(floor * 1.03))

@@ -11,8 +11,10 @@ step with the address of each operand. For each step the executor
     the call record gives (sizes, strides, storage offset, dtype),
   * issues the recorded ATen call (torch.ops.aten.<op>.<overload>) on them: an in-place
     op or a view acts on the aliases directly; a result on a fresh storage is computed
-    by PyTorch and copied into the output the plan assigned (out= variants are not used
-    yet: PyTorch allocates the result, then the copy lands it in the arena),
+    by PyTorch and copied into the output the plan assigned — unless the op has an out=
+    overload taking the same arguments plus one out tensor per result (add.out,
+    threshold_backward.grad_input, nll_loss_forward.output, ...): then that overload
+    writes the results into their aliases directly, no copy (use_out=False: never),
   * marks the step done; the runtime issues the plan's swaps on its copy queues.
 
 Parameters, buffers, optimizer state and the batch are the plan's persistent tensors:
@@ -59,6 +61,10 @@ MEMORY_FORMATS = {"torch.contiguous_format": torch.contiguous_format,
                   "torch.preserve_format": torch.preserve_format}
 ITEM = {d: torch.empty((), dtype=d).element_size() for d in DT.values()}
 PERSISTENT_KINDS = ("param", "optimizer", "input")
+# in-place ops that change a tensor's sizes, strides or storage: a step running one keeps
+# no aliases for the next iteration (its operands' metadata would not be the recorded one)
+RESTRIDES = {"resize_", "resize_as_", "set_", "as_strided_", "transpose_", "t_", "squeeze_",
+             "unsqueeze_", "swapaxes_", "swapdims_", "_resize_output_"}
 # ops whose result is uninitialised memory: --check does not compare their bytes
 UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 
@@ -237,6 +243,32 @@ def _overload(name):
         return getattr(getattr(getattr(torch.ops, parts[0]), parts[1]), parts[2])
     except (AttributeError, RuntimeError) as e:
         raise TrainError(f"this PyTorch has no ATen overload '{name}'") from e
+
+
+def _out_variant(func, results):
+    """The out= overload of functional ATen overload `func` whose results are `results`
+    (the call record's), and the names of its out arguments in result order; None when
+    there is none: the results are not all fresh tensors (a view, an in-place op, a list),
+    or no overload of the op takes the same arguments plus one out tensor per result
+    (add.Tensor -> add.out, threshold_backward -> .grad_input, nll_loss_forward ->
+    .output)."""
+    schema = func._schema
+    if not isinstance(results, list) or not results or \
+            not all(_is_tensor_rec(r) for r in results) or \
+            len(schema.returns) != len(results) or \
+            any(r.alias_info is not None for r in schema.returns) or \
+            any(a.alias_info is not None for a in schema.arguments):
+        return None
+    want = [(a.name, str(a.type)) for a in schema.arguments]
+    packet = getattr(torch.ops.aten, schema.name.split("::")[-1], None)
+    for name in (packet.overloads() if packet is not None else []):
+        o = getattr(packet, name)
+        args = o._schema.arguments
+        outs = [a.name for a in args if a.is_out]
+        if len(outs) == len(results) and \
+                [(a.name, str(a.type)) for a in args if not a.is_out] == want:
+            return o, outs
+    return None
 
 
 def _is_tensor_rec(v):
@@ -436,7 +468,7 @@ class Executor:
     tensors' bytes, the --check comparison, and the rest of the step."""
 
     def __init__(self, graph, plan, model, opt, example, log=None, device="host", mem=None,
-                 session=None, profile=False):
+                 session=None, profile=False, use_out=True, cache_steps=True):
         self.g, self.plan, self.log = graph, plan, log or (lambda m: None)
         self.model, self.opt, self.example = model, opt, example
         self.mem = mem or HOST
@@ -463,7 +495,15 @@ class Executor:
         # --check the gradients (run() adds them)
         self.watch = {self.loss_id} - {None}
         self.snap = {}
-        self.prepared = {}  # graph op id -> (ATen overload, tensor ids its call reads)
+        # graph op id -> (ATen overload, tensor ids its call reads, its out= variant or None)
+        self.prepared = {}
+        self.use_out = use_out
+        # step index -> (its operand addresses, decoded args, kwargs, out= aliases, result
+        # aliases): the aliases of one iteration reused by the next (cache_steps=False:
+        # made anew at every step)
+        self.step_cache = {}
+        self.cache_steps = cache_steps
+        self.out_fallbacks = set()  # out= overloads that failed once (no kernel here)
         self.step_us = []
         self.steps = 0
 
@@ -574,29 +614,79 @@ class Executor:
             return r
 
         prep = self.prepared.get(go["id"])
-        if prep is None:  # the overload and the tensors the call reads: once per op
+        if prep is None:  # the overload, the tensors the call reads, its out=: once per op
             reads = _tensor_ids(call["args"], set())
-            prep = self.prepared[go["id"]] = (_overload(call["overload"]),
-                                              _tensor_ids(call["kwargs"], reads))
-        func, reads = prep
-        dev = self.device
-        args = _decode(call["args"], resolve, dev)
-        kwargs = {k: _decode(v, resolve, dev) for k, v in call["kwargs"].items()}
+            reads = _tensor_ids(call["kwargs"], reads)
+            func = _overload(call["overload"])
+            variant = None
+            if self.use_out and call["overload"].split(".")[1] not in UNINITIALISED:
+                results = call["results"] if isinstance(call["results"], list) \
+                    else [call["results"]]
+                variant = _out_variant(func, results)
+                if variant is not None and any(r["tensor"] is None or r["tensor"] in reads
+                                               for r in results):
+                    variant = None  # a result the op also reads, or one the plan does not hold
+            prep = self.prepared[go["id"]] = (func, reads, variant)
+        func, reads, variant = prep
+        # the decoded call, kept per step: the plan puts every operand at the same address
+        # in every iteration, so the aliases made once serve them all (rebuilt when the
+        # addresses differ, never kept for an op that changes a tensor's metadata)
+        addrs = (tuple(step.inputs), tuple(step.outputs))
+        cached = self.step_cache.get(step.index)
+        if cached is not None and cached[0] == addrs:
+            _, args, kwargs, outs, dsts = cached
+        else:
+            dev = self.device
+            args = _decode(call["args"], resolve, dev)
+            kwargs = {k: _decode(v, resolve, dev) for k, v in call["kwargs"].items()}
+            outs, dsts = None, {}
+            if variant is not None:  # the results' aliases: the op writes the arena itself
+                results = call["results"] if isinstance(call["results"], list) \
+                    else [call["results"]]
+                outs = [resolve(r) for r in results]
+                kwargs.update(zip(variant[1], outs))
+            if self.cache_steps and call["overload"].split(".")[1] not in RESTRIDES:
+                self.step_cache[step.index] = (addrs, args, kwargs, outs, dsts)
         if prof is not None:
             t3 = clock()
             prof["decode"] += t3 - t2 - aliasing[0]
             prof["alias"] += aliasing[0]
             aliasing[0] = 0.0
-        out = func(*args, **kwargs)
+        if outs is not None:
+            ptrs = [t.data_ptr() for t in outs]
+            try:
+                out = variant[0](*args, **kwargs)
+            except (NotImplementedError, RuntimeError):
+                # no kernel for this backend (native_batch_norm.out on the CPU), or one
+                # that refuses these out tensors: the functional overload from now on
+                # (the results were not read: any partial write is overwritten below)
+                self.prepared[go["id"]] = (func, reads, None)
+                self.out_fallbacks.add(str(variant[0]))
+                self.step_cache.pop(step.index, None)
+                kwargs = {k: v for k, v in kwargs.items() if k not in variant[1]}
+                outs, variant = None, None
+        if outs is not None:
+            got = list(out) if isinstance(out, (tuple, list)) else [out]
+            if len(got) != len(outs) or any(
+                    not isinstance(g, torch.Tensor) or g.data_ptr() != p or g.shape != t.shape
+                    for g, p, t in zip(got, ptrs, outs)):
+                raise TrainError(f"step {step.index} (op {go['id']} '{go['name']}'): "
+                                 f"{variant[0]} did not write its results where the plan put "
+                                 f"them (resized or reallocated); run with --no-out")
+            out = out if isinstance(call["results"], list) else got[0]
+        else:
+            out = func(*args, **kwargs)
         if prof is not None:
             t4 = clock()
             prof["call"] += t4 - t3
-        pairs = _pair_results(call["results"], out, [])
+        pairs = _pair_results(call["results"], out, []) if outs is None else []
         for k, (rec, val) in enumerate(pairs):
             tid = rec["tensor"]
             if tid is None or tid in reads or not isinstance(val, torch.Tensor):
                 continue
-            dst = resolve(rec)
+            dst = dsts.get(k)
+            if dst is None:
+                dst = dsts[k] = resolve(rec)
             if dst.shape != val.shape or dst.dtype != val.dtype:
                 raise TrainError(f"step {step.index} (op {go['id']} '{go['name']}'): result {k} is "
                                  f"{list(val.shape)} {val.dtype}, recorded "
@@ -626,6 +716,18 @@ class Executor:
         if prof is not None:
             prof["state"] += clock() - t6 - snapping
             prof["snapshot"] += snapping
+
+    def result_paths(self):
+        """How the ops run so far landed their results: through an out= overload, copied
+        from PyTorch's result, or neither (in place, views, no tensor result)."""
+        n = {"ops_out_variant": 0, "ops_copied": 0, "ops_in_place": 0}
+        for oid, (_, reads, variant) in self.prepared.items():
+            fresh = [r for r, _ in _pair_results(self.gops[oid]["call"]["results"],
+                                                 self.gops[oid]["call"]["results"], [])
+                     if r["tensor"] is not None and r["tensor"] not in reads]
+            key = "ops_out_variant" if variant else "ops_copied" if fresh else "ops_in_place"
+            n[key] += 1
+        return n
 
     def iteration(self, check_op=None):
         self.snap = {}
@@ -824,7 +926,8 @@ def run(args, log):
     tolerance = getattr(args, "tolerance", None) or 0.0
     cmp = Comparer(tolerance)
     eager = copy.deepcopy((model, opt, example)) if args.check else None
-    ex = Executor(graph, plan, model, opt, example, log, device=device, mem=mem, session=sopts)
+    ex = Executor(graph, plan, model, opt, example, log, device=device, mem=mem, session=sopts,
+                  use_out=not getattr(args, "no_out", False))
     losses = []
     report = {"iterations": [], "ops_checked": 0}
     for it in range(args.iterations):
@@ -905,7 +1008,8 @@ def run(args, log):
         "step_us_median": us[len(us) // 2] if us else None,
         "step_us_p99": percentile(us, 0.99),
         "checked": bool(args.check), "tolerance": tolerance,
-        "max_relative_difference": cmp.max_rel, "iterations_run": len(losses)})
+        "max_relative_difference": cmp.max_rel, "iterations_run": len(losses),
+        **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks)})
     ex.session.close()
     problems = mem.problems()
     if problems:

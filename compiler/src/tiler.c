@@ -62,6 +62,17 @@ static bool box_is_empty(const sfc_ft_box_t *b) {
   return false;
 }
 
+/* b's N, H, W with every channel of x (a gradient's box always spans its channels; a
+ * sum may read its input through a channel slice, a cat's gradient). */
+static sfc_ft_box_t all_channels(const sfc_ft_box_t *b, const sfc_tensor_t *x) {
+  sfc_ft_box_t c = *b;
+  if (!box_is_empty(&c)) {
+    c.lo[1] = 0;
+    c.hi[1] = x->shape[1];
+  }
+  return c;
+}
+
 static void box_hull(sfc_ft_box_t *into, const sfc_ft_box_t *b) {
   if (box_is_empty(b))
     return;
@@ -537,6 +548,16 @@ void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
 static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
                             const sfc_ft_info_t *info, uint32_t tile, sfc_ft_box_t *boxes);
 
+/* Tensor t is written by a backward op of segment s before op `before`. */
+static bool made_before(const sfc_graph_t *g, const sfc_ft_segment_t *s, uint32_t t,
+                        uint32_t before) {
+  for (uint32_t i = s->bwd_begin; i < before && i < s->bwd_end; i++)
+    for (uint32_t k = 0; k < g->ops[i].n_outputs; k++)
+      if (g->ops[i].outputs[k] == t)
+        return true;
+  return false;
+}
+
 void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                        uint32_t tile, sfc_ft_box_t *boxes) {
   if (s->halo == SFC_HALO_SEED) {
@@ -565,6 +586,16 @@ void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sf
         boxes[dy].hi[1] = g->tensors[dy].shape[1];
       }
     }
+    if (r == BWD_SUM)
+      for (uint32_t k = 0; k < op->n_inputs; k++) {
+        /* a gradient made outside the segment that only a sum reads here (a residual
+         * add's other branch): each tile adds its disjoint part, so the tiles add all
+         * of it exactly once (an empty box would drop it from the sum) */
+        uint32_t t = op->inputs[k];
+        if (info->role[t] == SFC_FT_ROLE_CHECKPOINT && box_is_empty(&boxes[t]) &&
+            g->tensors[t].ndim == 4 && !made_before(g, s, t, i))
+          boxes[t] = part_box(&g->tensors[t], s, tile);
+      }
     sfc_ft_op_boxes(g, s, info, boxes, i, ob, NULL, NULL);
     for (uint32_t k = 0; k < op->n_outputs; k++)
       box_hull(&boxes[op->outputs[k]], &ob[op->n_inputs + k]);
@@ -654,11 +685,13 @@ void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_
         if (is_spatial(&g->tensors[sfc_op_operand(op, k)]))
           boxes[k] = b;
     } else if (r == BWD_SUM) {
+      /* the inputs' hull on N, H, W; every channel of the sum (an input may be read
+       * through a channel slice: a cat's gradient) */
       sfc_ft_box_t b = box_empty();
       for (uint32_t k = 0; k < op->n_inputs; k++)
         box_hull(&b, &tb[op->inputs[k]]);
       for (uint32_t k = 0; k < op->n_outputs; k++)
-        boxes[op->n_inputs + k] = b;
+        boxes[op->n_inputs + k] = all_channels(&b, &g->tensors[op->outputs[k]]);
     } else if (r == BWD_SLICE && op->n_inputs > 0) {
       sfc_ft_box_t b = tb[op->inputs[0]];
       for (uint32_t k = 0; k < op->n_outputs; k++) {
@@ -798,8 +831,10 @@ static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
       case BWD_SUM:
         for (uint32_t k = 0; k < op->n_inputs; k++)
           if (is_spatial(&g->tensors[op->inputs[k]]) &&
-              info->role[op->inputs[k]] != SFC_FT_ROLE_WHOLE)
-            box_hull(&boxes[op->inputs[k]], &ob);
+              info->role[op->inputs[k]] != SFC_FT_ROLE_WHOLE) {
+            sfc_ft_box_t c = all_channels(&ob, &g->tensors[op->inputs[k]]);
+            box_hull(&boxes[op->inputs[k]], &c); /* a sum may read a channel slice */
+          }
         break;
       case BWD_SLICE:
         if (op->n_inputs > 0 && !box_is_empty(&ob)) {
@@ -899,7 +934,7 @@ static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
       for (uint32_t k = 0; k < m; k++)
         if (is_spatial(&g->tensors[sfc_op_operand(op, k)]) &&
             info->role[sfc_op_operand(op, k)] != SFC_FT_ROLE_WHOLE)
-          boxes[k] = ob;
+          boxes[k] = all_channels(&ob, &g->tensors[sfc_op_operand(op, k)]);
       break;
     case BWD_SLICE:
       if (op->n_inputs > 0) {

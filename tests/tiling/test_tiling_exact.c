@@ -317,6 +317,68 @@ static net_t net_unet(int64_t N, int64_t H) {
   return n;
 }
 
+/* Residual, the segment inside the block: a = relu_(conv3(x)); b = relu(conv3(a));
+ * s = b + a; y = maxpool2(s). Only [conv3 c2, relu] is tiled (g_conv_only: only conv3
+ * c2), so its backward sums the gradient of s that arrives from outside the segment (ds,
+ * a checkpoint gradient) with the tiles' gradients of a through c2: d.a = ds + c2's
+ * input gradient, accumulated over the tiles, each element of ds counted once. With the
+ * relu's backward in the segment ds gets its box from there; with c2 alone the sum is
+ * the only reader of ds in the segment. */
+static bool g_conv_only = false;
+
+static net_t net_residual(int64_t N, int64_t H) {
+  net_t n = {.g = tg_new("residual")};
+  sfc_graph_t *g = n.g;
+  uint32_t x = tensor4(g, "x", SFC_KIND_INPUT, N, 3, H, H);
+  conv_params_t c1 = conv_params(&n, "c1", 4, 3, 3), c2 = conv_params(&n, "c2", 4, 4, 3);
+  uint32_t a = tensor4(g, "a", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t b = tensor4(g, "b", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t s = tensor4(g, "s", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t y = tensor4(g, "y", SFC_KIND_ACTIVATION, N, 4, H / 2, H / 2);
+  uint32_t idx = tensor4(g, "idx", SFC_KIND_ACTIVATION, N, 4, H / 2, H / 2);
+  uint32_t f0 = op(g, "convolution", SFC_PHASE_FORWARD, IN(x, c1.w, c1.b), OUT(a));
+  window(g, f0, 3, 1, 1, 1, 1);
+  uint32_t f1 = op(g, "relu_", SFC_PHASE_FORWARD, IN(a), OUT(a));
+  uint32_t f2 = op(g, "convolution", SFC_PHASE_FORWARD, IN(a, c2.w, c2.b), OUT(b));
+  window(g, f2, 3, 1, 1, 1, 1);
+  uint32_t r = tensor4(g, "r", SFC_KIND_ACTIVATION, N, 4, H, H);
+  uint32_t f3 = op(g, "relu", SFC_PHASE_FORWARD, IN(b), OUT(r));
+  op(g, "add", SFC_PHASE_FORWARD, IN(r, a), OUT(s));
+  uint32_t f5 = op(g, "max_pool2d_with_indices", SFC_PHASE_FORWARD, IN(s), OUT(y, idx));
+  window(g, f5, 2, 2, 0, 1, 1);
+  n.out = y;
+  uint32_t dy;
+  loss_ops(&n, y, &dy);
+  uint32_t ds = tensor4(g, "d.s", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t dbr = tensor4(g, "d.br", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t da1 = tensor4(g, "d.a1", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t da = tensor4(g, "d.a", SFC_KIND_GRAD, N, 4, H, H);
+  uint32_t dar = tensor4(g, "d.ar", SFC_KIND_GRAD, N, 4, H, H);
+  n.dx = tensor4(g, "d.x", SFC_KIND_GRAD, N, 3, H, H);
+  uint32_t b0 =
+      op(g, "max_pool2d_with_indices_backward", SFC_PHASE_BACKWARD, IN(dy, s, idx), OUT(ds));
+  g->ops[b0].backward_of = f5;
+  uint32_t b1 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(ds, r), OUT(dbr));
+  g->ops[b1].backward_of = f3;
+  uint32_t b2 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(dbr, a, c2.w), OUT(da1, c2.dw, c2.db));
+  g->ops[b2].backward_of = f2;
+  uint32_t b3 = op(g, "add", SFC_PHASE_BACKWARD, IN(ds, da1), OUT(da));
+  uint32_t b4 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(da, a), OUT(dar));
+  g->ops[b4].backward_of = f1;
+  uint32_t b5 =
+      op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(dar, x, c1.w), OUT(n.dx, c1.dw, c1.db));
+  g->ops[b5].backward_of = f0;
+  update_ops(&n);
+  n.seg = (sfc_ft_segment_t){.fwd_begin = f2,
+                             .fwd_end = (g_conv_only ? f2 : f3) + 1,
+                             .bwd_begin = g_conv_only ? b2 : b1,
+                             .bwd_end = b3 + 1,
+                             .output = g_conv_only ? b : r,
+                             .grid = {1, 1, 1, 1}};
+  return n;
+}
+
 /* ---- the executor -------------------------------------------------------------------- */
 
 /* The halo mode under test. Masked: a tile's gradient is zero outside its box, reads
@@ -1061,6 +1123,16 @@ static void test_strided(void) {
   check_net(net_strided, 2, 23, 2, 6, 6);
 }
 
+static void test_residual(void) {
+  for (int conv_only = 0; conv_only < 2; conv_only++) {
+    g_conv_only = conv_only;
+    check_net(net_residual, 2, 16, 1, 1, 1);
+    check_net(net_residual, 2, 16, 1, 2, 2);
+    check_net(net_residual, 2, 20, 2, 3, 2);
+  }
+  g_conv_only = false;
+}
+
 static void test_unet(void) {
   check_net(net_unet, 2, 16, 1, 1, 1);
   check_net(net_unet, 2, 16, 1, 2, 2);
@@ -1084,6 +1156,12 @@ static void test_seed(void) {
   check_net(net_strided, 2, 17, 1, 2, 2);
   check_net(net_strided, 2, 23, 1, 3, 4);
   check_net(net_strided, 2, 23, 2, 6, 6);
+  check_net(net_residual, 2, 16, 1, 2, 2);
+  check_net(net_residual, 2, 20, 2, 3, 2);
+  g_conv_only = true;
+  check_net(net_residual, 2, 16, 1, 2, 2);
+  check_net(net_residual, 2, 20, 2, 3, 2);
+  g_conv_only = false;
   check_net(net_unet, 2, 16, 1, 2, 2);
   check_net(net_unet, 2, 20, 1, 5, 2);
   check_net(net_unet, 2, 24, 2, 4, 3);
@@ -1097,6 +1175,7 @@ static void test_seed(void) {
 int main(void) {
   RUN(test_vgg);
   RUN(test_strided);
+  RUN(test_residual);
   RUN(test_unet);
   RUN(test_seed);
   printf("%u tiled iterations equal the untiled ones (IR), %u from compiled plans\n", g_cases,

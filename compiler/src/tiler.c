@@ -1284,6 +1284,50 @@ static uint64_t sampled_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
 /* The smallest grid whose tiles' recomputed tensors fit tile_bytes: near-square spatial
  * grids (k x k, k+1 x k) by tile count, found by bisection (the peak falls as tiles
  * shrink), then the batch split in halves; within max_tiles and min_tile. */
+/* A forward segment writes each tensor it hands on once: its output on a partition, and
+ * any other tensor it makes and keeps (a CHECKPOINT read after the segment: a branch
+ * leaving it, as a residual's input or a U-Net skip) on the tiles' receptive fields,
+ * which must then be a partition too (a pooling without halo), not overlap (invariant
+ * 40). The boxes are products of per-axis ranges that depend on the tile's index along
+ * that axis only, so each axis is checked on its own: consecutive ranges must abut and
+ * span the tensor. */
+static bool kept_disjoint(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                          const sfc_ft_info_t *info, sfc_ft_box_t *scratch) {
+  uint32_t producer = NONE;
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++)
+    for (uint32_t k = 0; k < g->ops[i].n_outputs; k++)
+      if (g->ops[i].outputs[k] == s->output)
+        producer = i;
+  for (uint32_t i = s->fwd_begin; i < s->fwd_end; i++) {
+    const sfc_op_t *op = &g->ops[i];
+    if (i == producer)
+      continue; /* the output and its siblings share the output's partition */
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      uint32_t t = op->outputs[k];
+      const sfc_tensor_t *x = &g->tensors[t];
+      if (info->role[t] != SFC_FT_ROLE_CHECKPOINT || !is_spatial(x))
+        continue;
+      for (int a = 0; a < 4; a++) {
+        if (a == 1 || s->grid[a] == 1)
+          continue;
+        int64_t at = 0;
+        for (uint32_t j = 0; j < s->grid[a]; j++) {
+          uint32_t tile = j; /* index j along axis a, 0 along the others */
+          for (int b = a + 1; b < 4; b++)
+            tile *= s->grid[b];
+          sfc_ft_tile_boxes_forward(g, s, info, tile, scratch);
+          if (scratch[t].lo[a] != at)
+            return false;
+          at = scratch[t].hi[a];
+        }
+        if (at != x->shape[a])
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 static bool choose_grid(const sfc_graph_t *g, sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                         uint64_t tile_bytes, uint32_t max_tiles, uint32_t min_tile,
                         sfc_ft_box_t *scratch) {
@@ -1389,6 +1433,8 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
       if (end < e && g->tensors[s.output].bytes > checkpoint_bytes)
         continue;
       bool fits = choose_grid(g, &s, &info, tile_bytes, max_tiles, min_tile, scratch);
+      if (!kept_disjoint(g, &s, &info, scratch))
+        continue; /* a kept branch its tiles would write twice */
       if (fits || !best_end) {
         best = s;
         best_end = end;

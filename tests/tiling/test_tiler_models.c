@@ -850,6 +850,43 @@ static void test_unet_sums(void) {
   sfc_graph_destroy(g);
 }
 
+/* tests/data/graphs/tiny_fcn.json (sfc-export tiny-fcn --batch 2 --image-size 32): a
+ * residual block whose input `a` is read by c2 and by the residual add. Under seed
+ * halos at these budgets the partitioner once made one segment of c1 .. c2's relu,
+ * with `a` inside it and the add after it: the tiles wrote `a`, handed on, on their
+ * overlapping receptive fields (invariant 40 refused the plan as a compiler bug). Now a
+ * segment that would write a kept tensor twice is not chosen. */
+static void test_kept_branch(void) {
+  const char *src = getenv("SFC_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/data/graphs/tiny_fcn.json", src ? src : ".");
+  sfc_graph_t *g = NULL;
+  sfc_error_t err = {0};
+  CHECK(sfc_graph_load_file(path, &g, &err) == SFC_OK);
+  if (!g)
+    return;
+  uint32_t compiled = 0, tiled = 0;
+  for (int h = 0; h < 2; h++)
+    for (uint64_t kib = 550; kib <= 850; kib += 50) {
+      sfc_config_t cfg = bestfit_config(kib << 10);
+      cfg.tiling.mode = SFC_TILING_ON;
+      cfg.tiling.halo = h == 0 ? SFC_HALO_MASKED : SFC_HALO_SEED;
+      sfc_ir_t ir;
+      sfc_status_t st = compile_verified(g, &cfg, &ir);
+      CHECK(st == SFC_OK);
+      uint32_t seg = 0, tiles = 0, rec = 0;
+      sfc_ir_tiling_counts(&ir, &seg, &tiles, &rec);
+      compiled += st == SFC_OK;
+      tiled += seg > 0;
+      sfc_ir_deinit(&ir);
+    }
+  printf("tiny-fcn (a residual block) at 550..850 KiB, tiling on, masked and seed: %u plans "
+         "verified, %u tiled\n",
+         compiled, tiled);
+  CHECK_EQ_U64(tiled, 14);
+  sfc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_vgg16_halo);
   RUN(test_seed_plans);
@@ -858,6 +895,7 @@ int main(void) {
   RUN(test_vgg16);
   RUN(test_unet);
   RUN(test_unet_sums);
+  RUN(test_kept_branch);
   RUN(test_resnet50);
   RUN(test_workspaces_tile);
   RUN(test_auto_fits_untiled);

@@ -18,6 +18,8 @@ same contract (see docs/exporter.md).
   tiny-gpt   a decoder-only LM with tied input and output embeddings (GPT-2's tying).
   tiny-lstm  an embedding, a two-layer nn.LSTM and a per-position linear layer.
   tiny-checkpoint   a CNN whose residual blocks run under torch.utils.checkpoint.
+  tiny-fcn   a batch-norm-free CNN (dilated, strided, in-place ReLU, a residual add,
+             max-pooling) whose spatial part the FT tiler can tile: sfc-train's tiled plans.
   darknet19  DarkNet-19, the YOLO9000 classification backbone (Redmon & Farhadi 2017,
              "YOLO9000: Better, Faster, Stronger", Table 6): 18 convolutions (3x3, and
              1x1 halving the channels between them), each with batch norm and leaky
@@ -223,6 +225,33 @@ def darknet19(batch=2, image_size=224):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+def tiny_fcn(batch=2, image_size=32):
+    """A batch-norm-free convolutional net whose spatial part tiles (sfc-train's tiled
+    plans): 3x3 convolutions with ReLU (one dilated, one strided, an in-place ReLU), a
+    residual add, max-pooling 2x2, then global pooling and a linear classifier."""
+    torch.manual_seed(0)
+
+    class FCN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=2, dilation=2)
+            self.pool = nn.MaxPool2d(2)
+            self.c3 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+            self.head = nn.Linear(16, 10)
+
+        def forward(self, x):
+            a = torch.relu(self.c1(x))
+            b = torch.relu(self.c2(a)) + a
+            c = nn.functional.relu(self.c3(self.pool(b)), inplace=True)
+            return self.head(nn.functional.adaptive_avg_pool2d(c, 1).flatten(1))
+
+    m = FCN()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
-           "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19}
+           "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn}

@@ -306,16 +306,22 @@ def _decode(v, resolve, device=None):
     return v
 
 
-def _tensor_ids(v, out):
+def _recs_in(v, out=None):
+    """Every tensor record in a recorded argument structure, in order."""
+    out = [] if out is None else out
     if _is_tensor_rec(v):
-        if v["tensor"] is not None:
-            out.add(v["tensor"])
+        out.append(v)
     elif isinstance(v, list):
         for x in v:
-            _tensor_ids(x, out)
+            _recs_in(x, out)
     elif isinstance(v, dict):
         for x in v.values():
-            _tensor_ids(x, out)
+            _recs_in(x, out)
+    return out
+
+
+def _tensor_ids(v, out):
+    out.update(r["tensor"] for r in _recs_in(v) if r["tensor"] is not None)
     return out
 
 
@@ -410,6 +416,290 @@ def build(spec, batch, image_size, seq_len, optimizer, seed):
 
 
 # --------------------------------------------------------------------------- eager
+# --------------------------------------------------------------------------- tiles
+# Tiled steps (docs/plan-format.md "Tiled execution"): each operand comes with its box
+# (the part of its tensor the step touches, and the zeros to supply around an input) and
+# what its memory holds (None: the whole tensor in the recorded layout; a box: a per-tile
+# buffer holding that box densely, row-major); outputs are written on their box, or added
+# into it (accumulated over the tiles of a backward segment, zeroed at the first). A
+# windowed op runs on its input box with the zeros made explicit and padding 0: the box
+# starts where the op's first output of the tile reads (pad_lo before the tensor), so
+# the op's own arithmetic then gives exactly the tile's outputs. sfc-train runs the ops
+# a tiled CNN is made of (TILE_OPS); any other op in a tile is an error naming it.
+TILE_OPS = ("convolution", "convolution_backward", "relu", "relu_", "threshold_backward",
+            "add", "add_", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+            "detach")
+
+
+class _Operand:
+    __slots__ = ("tid", "addr", "bytes", "shape", "rec", "box", "held")
+
+
+def _tile_operands(ex, step, po, call):
+    """The step's operands in OPS order (inputs, outputs, temps) with their graph tensor,
+    address, recorded geometry, box and held box."""
+    recs = {}
+    for rec in _recs_in([call["args"], call["kwargs"], call["results"]]):
+        recs.setdefault(rec["tensor"], rec)
+    ops = []
+    addrs = list(step.inputs) + list(step.outputs) + list(step.temps)
+    tensors = list(po.inputs) + list(po.outputs) + list(po.temps)
+    for j, (a, ti) in enumerate(zip(addrs, tensors)):
+        pt = ex.tab.tensors[ti]
+        o = _Operand()
+        o.tid, o.addr, o.bytes, o.shape = pt.graph_id, a, pt.bytes, list(pt.shape)
+        o.rec = recs.get(pt.graph_id)
+        o.box, o.held = step.boxes[j], step.held[j]
+        ops.append(o)
+    return ops
+
+
+def _empty(box):
+    return any(box.hi[a] <= box.lo[a] for a in range(box.ndim))
+
+
+def _memory_of(mem, o, what):
+    """All the memory the plan gave operand o: the whole tensor in its recorded layout, or
+    a per-tile buffer holding its held box densely."""
+    rec = o.rec
+    if rec is None or rec["tensor"] is None:
+        raise TrainError(f"{what}: its call does not name tensor {o.tid}")
+    dtype = DT.get(rec["dtype"])
+    if o.held is None:
+        whole = alias(o.addr, o.bytes, rec, what, mem)
+        if list(whole.shape) != o.shape or int(rec["offset"]) != 0:
+            raise TrainError(f"{what}: tensor {o.tid} is read through a view on a tile")
+        return whole
+    ext = [o.held.hi[a] - o.held.lo[a] for a in range(o.held.ndim)]
+    n = 1
+    for e in ext:
+        n *= e
+    return mem.raw(o.addr, n * ITEM[dtype], dtype).reshape(ext)
+
+
+def _tile_view(mem, o, what):
+    """Operand o's box as a torch view of the memory the plan gave it."""
+    whole, b = _memory_of(mem, o, what), o.box
+    if whole.dim() != 4 or b.ndim != 4:
+        return whole
+    off = [o.held.lo[a] if o.held is not None else 0 for a in range(4)]
+    return whole[tuple(slice(b.lo[a] - off[a], b.hi[a] - off[a]) for a in range(4))]
+
+
+def _padded(x, box, value=0.0):
+    pl, ph = box.pad_lo, box.pad_hi
+    if not any(pl[a] or ph[a] for a in range(4)):
+        return x
+    return torch.nn.functional.pad(x, (pl[3], ph[3], pl[2], ph[2]), value=value)
+
+
+def _two(v):
+    """An H, W pair from a recorded int list (one value: both)."""
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * 2 if len(v) == 1 else v
+
+
+class _Reach:
+    """What a window's outputs on box d read, per axis (N, C, H, W) [lo, hi): on H and W
+    possibly beyond the tensor (the window's padding); no zeros around it."""
+
+    def __init__(self, d, kernel, stride, padding, dilation):
+        k, s, p, dl = _two(kernel), _two(stride), _two(padding), _two(dilation)
+        self.lo, self.hi = [d.lo[0], 0, 0, 0], [d.hi[0], 0, 0, 0]
+        for a in range(2):
+            self.lo[2 + a] = d.lo[2 + a] * s[a] - p[a]
+            self.hi[2 + a] = (d.hi[2 + a] - 1) * s[a] - p[a] + (k[a] - 1) * dl[a] + 1
+        self.pad_lo = self.pad_hi = [0, 0, 0, 0]
+
+
+def _on_reach(x, xb, r):
+    """The input on reach r: x (the step's box xb of the input) where they meet, zeros
+    elsewhere (the window's padding, or values a data gradient does not read)."""
+    shape = [r.hi[0] - r.lo[0], x.shape[1], r.hi[2] - r.lo[2], r.hi[3] - r.lo[3]]
+    if [xb.lo[a] - xb.pad_lo[a] for a in (2, 3)] == [r.lo[2], r.lo[3]] and \
+            [xb.hi[a] + xb.pad_hi[a] for a in (2, 3)] == [r.hi[2], r.hi[3]]:
+        return _padded(x, xb)  # the box and its zeros are the reach (masked)
+    out = torch.zeros(shape, dtype=x.dtype, device=x.device)
+    lo = [max(xb.lo[a], r.lo[a]) for a in (2, 3)]
+    hi = [min(xb.hi[a], r.hi[a]) for a in (2, 3)]
+    if lo[0] < hi[0] and lo[1] < hi[1]:
+        out[:, :, lo[0] - r.lo[2]:hi[0] - r.lo[2], lo[1] - r.lo[3]:hi[1] - r.lo[3]] = \
+            x[:, :, lo[0] - xb.lo[2]:hi[0] - xb.lo[2], lo[1] - xb.lo[3]:hi[1] - xb.lo[3]]
+    return out
+
+
+def _from_reach(g, r, box):
+    """A gradient computed over reach r, on the output's box (inside it)."""
+    if box is None:
+        return g
+    h0, w0 = box.lo[2] - r.lo[2], box.lo[3] - r.lo[3]
+    return g[:, :, h0:h0 + box.hi[2] - box.lo[2], w0:w0 + box.hi[3] - box.lo[3]]
+
+
+def _to_global(idx, box, width):
+    """max-pool indices into the padded input box -> flat indices into the whole plane."""
+    wp = box.hi[3] - box.lo[3] + box.pad_lo[3] + box.pad_hi[3]
+    h0, w0 = box.lo[2] - box.pad_lo[2], box.lo[3] - box.pad_lo[3]
+    return (idx // wp + h0) * width + (idx % wp + w0)
+
+
+def _to_local(idx, box, width):
+    wp = box.hi[3] - box.lo[3] + box.pad_lo[3] + box.pad_hi[3]
+    h0, w0 = box.lo[2] - box.pad_lo[2], box.lo[3] - box.pad_lo[3]
+    return (idx // width - h0) * wp + (idx % width - w0)
+
+
+def run_tile(ex, step, po, go, call, check_op=None):
+    """One tile step (see the comment above TILE_OPS); returns the output tids written."""
+    name = call["overload"].split(".")[1]
+    where = f"step {step.index} (op {go['id']} '{go['name']}', tile {step.tile})"
+    if name not in TILE_OPS:
+        raise TrainError(f"{where}: sfc-train does not run '{name}' on a tile (it runs "
+                         f"{', '.join(TILE_OPS)})")
+    mem = ex.mem
+    opnds = _tile_operands(ex, step, po, call)
+    ni, no = len(po.inputs), len(po.outputs)
+    by_tid = {}
+    for j, o in enumerate(opnds[:ni]):
+        by_tid.setdefault(o.tid, j)
+
+    def view(j):
+        return _tile_view(mem, opnds[j], f"{where} operand {j}")
+
+    def arg(k):
+        """Positional argument k: its operand index when it is a tensor."""
+        v = call["args"][k]
+        if _is_tensor_rec(v):
+            return by_tid[v["tensor"]]
+        return v
+
+    results = call["results"] if isinstance(call["results"], list) else [call["results"]]
+    out_of = {}
+    for j in range(ni, ni + no):
+        out_of.setdefault(opnds[j].tid, j)
+
+    def store(k, value):
+        """Result k of the call (the output operand naming its tensor): written on its
+        box, or added into it."""
+        rec = results[k] if k < len(results) else None
+        if not _is_tensor_rec(rec) or rec["tensor"] not in out_of:
+            return  # a result the graph does not keep (an undefined gradient)
+        j = out_of[rec["tensor"]]
+        o = opnds[j]
+        k = j - ni
+        if _empty(o.box):
+            return
+        dst = view(j)
+        if tuple(dst.shape) != tuple(value.shape):
+            raise TrainError(f"{where}: output {k} computed as {list(value.shape)}, its box is "
+                             f"{list(dst.shape)}")
+        mode = step.accumulate[k]
+        if mode == sfcrt.WRITE:
+            dst.copy_(value)
+        else:
+            dst.add_(value)
+
+    def _out_box(k):
+        rec = results[k]
+        return opnds[out_of[rec["tensor"]]].box if _is_tensor_rec(rec) and \
+            rec["tensor"] in out_of else None
+
+    for k in range(no):  # the segment's first write of an accumulated output: zero it
+        # all, whether or not this step adds to it (its box may be empty: seed mode's
+        # input-gradient step names the weight's gradient without computing it)
+        if step.accumulate[k] == sfcrt.ACCUMULATE_FIRST:
+            _memory_of(mem, opnds[ni + k], f"{where} output {k}").zero_()
+    if no and all(_empty(o.box) for o in opnds[ni:ni + no]):
+        return []  # the step computes none of its outputs (an empty box)
+    a = call["args"]
+    if name == "convolution":
+        x, jx = view(arg(0)), arg(0)
+        w = view(arg(1))
+        bias = view(arg(2)) if _is_tensor_rec(a[2]) else None
+        if a[6]:
+            raise TrainError(f"{where}: a transposed convolution cannot run on a tile yet")
+        y = torch.ops.aten.convolution.default(_padded(x, opnds[jx].box), w, bias, a[3], [0, 0],
+                                               a[5], False, a[7], a[8])
+        store(0, y)
+    elif name == "convolution_backward":
+        jd, jx = arg(0), arg(1)
+        gout, w = view(jd), view(arg(2))
+        mask = list(a[10])
+        for k in range(3):  # a result whose box is empty is not computed by this step
+            rec = results[k] if k < len(results) else None
+            if _is_tensor_rec(rec) and rec["tensor"] in out_of and \
+                    _empty(opnds[out_of[rec["tensor"]]].box):
+                mask[k] = False
+        db = opnds[jd].box
+        reach = _Reach(db, w.shape[2:], a[4], a[5], a[6])
+        gi, gw, gb = torch.ops.aten.convolution_backward.default(
+            gout, _on_reach(view(jx), opnds[jx].box, reach), w, a[3], a[4], [0, 0], a[6], a[7],
+            a[8], a[9], mask)
+        if mask[0]:
+            store(0, _from_reach(gi, reach, _out_box(0)))
+        if mask[1]:
+            store(1, gw)
+        if mask[2]:
+            store(2, gb)
+    elif name in ("relu", "relu_"):
+        x = view(arg(0))
+        if name == "relu_":
+            x.relu_()
+        else:
+            store(0, torch.relu(x))
+    elif name == "threshold_backward":
+        store(0, torch.ops.aten.threshold_backward.default(view(arg(0)), view(arg(1)), a[2]))
+    elif name in ("add", "add_"):
+        alpha = call["kwargs"].get("alpha", 1)
+        out = opnds[ni]
+        if name == "add_":
+            view(arg(0)).add_(view(arg(1)), alpha=alpha)
+        elif not _empty(out.box):
+            # the sum on the output's box: each input added on its own box (a gradient is
+            # zero outside it), the second scaled by alpha
+            res = None
+            for k, scale in ((0, 1), (1, alpha)):
+                jk = arg(k)
+                ob, ib = out.box, opnds[jk].box
+                if _empty(ib):
+                    continue
+                v = view(jk)
+                if res is None:
+                    res = torch.zeros([ob.hi[i] - ob.lo[i] for i in range(4)], dtype=v.dtype,
+                                      device=v.device)
+                sl = (slice(ib.lo[0] - ob.lo[0], ib.hi[0] - ob.lo[0]), slice(None),
+                      slice(ib.lo[2] - ob.lo[2], ib.hi[2] - ob.lo[2]),
+                      slice(ib.lo[3] - ob.lo[3], ib.hi[3] - ob.lo[3]))
+                if v.shape[1] != res.shape[1]:
+                    raise TrainError(f"{where}: a sum reads a channel slice of an input")
+                res[sl] += v if scale == 1 else v * scale
+            if res is not None:
+                store(0, res)
+    elif name == "max_pool2d_with_indices":
+        jx = arg(0)
+        x = view(jx)
+        if a[5] if len(a) > 5 else False:
+            raise TrainError(f"{where}: ceil_mode pooling cannot run on a tile yet")
+        y, idx = torch.ops.aten.max_pool2d_with_indices.default(
+            _padded(x, opnds[jx].box, float("-inf")), a[1], a[2], [0, 0],
+            a[4] if len(a) > 4 else [1, 1], False)
+        store(0, y)
+        store(1, _to_global(idx, opnds[jx].box, ex.tab.tensors[po.inputs[jx]].shape[3]))
+    elif name == "max_pool2d_with_indices_backward":
+        jd, jx, ji = arg(0), arg(1), arg(7)
+        width = ex.tab.tensors[po.inputs[jx]].shape[3]
+        stride = a[3] if a[3] else a[2]
+        reach = _Reach(opnds[jd].box, a[2], stride, a[4], a[5])
+        gi = torch.ops.aten.max_pool2d_with_indices_backward.default(
+            view(jd), _on_reach(view(jx), opnds[jx].box, reach), a[2], stride, [0, 0], a[5],
+            a[6], _to_local(view(ji), reach, width))
+        store(0, _from_reach(gi, reach, _out_box(0)))
+    elif name == "detach":
+        if no:
+            store(0, view(arg(0)))
+    return [o.tid for o in opnds[ni:ni + no]]
+
+
 class EagerRecorder(Recorder):
     """The exporter's recorder, keeping a copy of every op's tensor results (--check)."""
 
@@ -502,6 +792,7 @@ class Executor:
         # aliases): the aliases of one iteration reused by the next (cache_steps=False:
         # made anew at every step)
         self.step_cache = {}
+        self.tiled_steps = 0  # tile steps run (run_tile)
         self.cache_steps = cache_steps
         self.out_fallbacks = set()  # out= overloads that failed once (no kernel here)
         self.step_us = []
@@ -578,10 +869,8 @@ class Executor:
         return po, where
 
     def run_step(self, step, check_op=None):
-        if step.tile is not None or any(h is not None for h in step.held):
-            raise TrainError(f"step {step.index} ('{step.name}') is a tile of a tiled segment: "
-                             f"sfc-train does not run tiled plans yet (compile with --tiling "
-                             f"off)")
+        if step.tile is not None:
+            return self.run_tile_step(step)
         prof, clock = self.profile, time.perf_counter
         if prof is not None:
             t0 = clock()
@@ -716,6 +1005,28 @@ class Executor:
         if prof is not None:
             prof["state"] += clock() - t6 - snapping
             prof["snapshot"] += snapping
+
+    def run_tile_step(self, step):
+        """A tiled step: the op on its boxes (run_tile); no --check of its own results
+        (a tile computes part of them); persistent and watched outputs kept as below."""
+        self.mem.sync(step)
+        po = self.tab.ops[step.op]
+        go = self.gops[po.graph_id]
+        self.tiled_steps += 1
+        with torch.no_grad():
+            written = run_tile(self, step, po, go, go["call"])
+        _, where = self._operands(step)
+        held = {self.tab.tensors[ti].graph_id
+                for ti, h in zip(list(po.inputs) + list(po.outputs), step.held) if h is not None}
+        for tid in written:
+            if tid in held:
+                continue  # a per-tile buffer: not the tensor's memory
+            if tid in self.state and tid in where:
+                a, n = where[tid]
+                self.mem.copy(untyped(self.state[tid]).data_ptr(), a, n)
+            if tid in self.watch and tid in where:
+                a, n = where[tid]
+                self.snap[tid] = self.mem.raw(a, n).clone()
 
     def result_paths(self):
         """How the ops run so far landed their results: through an out= overload, copied
@@ -1009,7 +1320,8 @@ def run(args, log):
         "step_us_p99": percentile(us, 0.99),
         "checked": bool(args.check), "tolerance": tolerance,
         "max_relative_difference": cmp.max_rel, "iterations_run": len(losses),
-        **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks)})
+        **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks),
+        "tiled_steps": ex.tiled_steps})
     ex.session.close()
     problems = mem.problems()
     if problems:

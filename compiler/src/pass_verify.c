@@ -872,6 +872,16 @@ static part4_t through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
                     : sfc_map_window_in(&w, first, last, &lo, &hi);
       if (ok && !backward)
         sfc_map_window_pads(&w, first, last + 1, lo, hi + 1, &r.zl[d], &r.zh[d]);
+    } else if (f->map == SFC_MAP_WINDOW_T) {
+      /* y's element o gets x's i when o = i*s - p + j*d: a convolution from y to x */
+      sfc_map_window_t w = {.n_in = y->shape[d],
+                            .n_out = x->shape[d],
+                            .k = f->kernel[a],
+                            .s = f->stride[a],
+                            .p = f->padding[a],
+                            .d = f->dilation[a]};
+      ok = backward ? sfc_map_window_in(&w, first, last, &lo, &hi)
+                    : sfc_map_window_out(&w, first, last, &lo, &hi);
     } else if (f->map == SFC_MAP_NEAREST) {
       ok = backward ? sfc_map_nearest_out(x->shape[d], y->shape[d], first, last, &lo, &hi)
                     : sfc_map_nearest_in(x->shape[d], y->shape[d], first, last, &lo, &hi);
@@ -888,7 +898,8 @@ static part4_t through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
 }
 
 static bool has_window(const sfc_plan_op_t *op) {
-  return op->map == SFC_MAP_WINDOW || op->map == SFC_MAP_NEAREST || op->map == SFC_MAP_BILINEAR;
+  return op->map == SFC_MAP_WINDOW || op->map == SFC_MAP_WINDOW_T || op->map == SFC_MAP_NEAREST ||
+         op->map == SFC_MAP_BILINEAR;
 }
 
 static sfc_status_t check_op_maps(vctx_t *c) {
@@ -897,7 +908,7 @@ static sfc_status_t check_op_maps(vctx_t *c) {
     const sfc_plan_op_t *op = &v->ops[o];
     if (op->map > SFC_MAP_MAX)
       return fail(c, "op %u \"%s\": map %u is unknown", o, oname(c, o), op->map);
-    bool window = op->map == SFC_MAP_WINDOW;
+    bool window = op->map == SFC_MAP_WINDOW || op->map == SFC_MAP_WINDOW_T;
     for (uint32_t a = 0; a < 2; a++) {
       bool ok = window ? op->kernel[a] > 0 && op->stride[a] > 0 && op->padding[a] >= 0 &&
                              op->dilation[a] > 0
@@ -906,15 +917,15 @@ static sfc_status_t check_op_maps(vctx_t *c) {
         return fail(c, "op %u \"%s\": %s (axis %u: kernel %d, stride %d, padding %d, dilation %d)",
                     o, oname(c, o),
                     window ? "a window needs kernel, stride, dilation >= 1 and padding >= 0"
-                           : "a window on an op whose map is not WINDOW",
+                           : "a window on an op whose map is not WINDOW or WINDOW_T",
                     a, op->kernel[a], op->stride[a], op->padding[a], op->dilation[a]);
     }
     const sfc_plan_op_t *f = op;
     if (op->map == SFC_MAP_GRAD_DATA) {
       if (op->backward_of == NONE || !has_window(&v->ops[op->backward_of]))
         return fail(c,
-                    "op %u \"%s\": a GRAD_DATA map whose backward_of is no WINDOW, NEAREST "
-                    "or BILINEAR op",
+                    "op %u \"%s\": a GRAD_DATA map whose backward_of is no WINDOW, "
+                    "WINDOW_T, NEAREST or BILINEAR op",
                     o, oname(c, o));
       if (op->input_count < 1 || !rank4(operand_tensor(c, op, 0)))
         return fail(c, "op %u \"%s\": a GRAD_DATA map needs a 4-D input 0", o, oname(c, o));

@@ -4,7 +4,8 @@
 #include <string.h>
 
 static const sfc_ft_entry_t table[] = {
-    {"convolution", SFC_FT_WINDOW, "out -> in by kernel, stride, padding, dilation"},
+    {"convolution", SFC_FT_WINDOW,
+     "out -> in by kernel, stride, padding, dilation (transposed: the converse map)"},
     {"max_pool2d_with_indices", SFC_FT_WINDOW, "out -> in by the pooling window"},
     {"avg_pool2d", SFC_FT_WINDOW, "out -> in by the pooling window"},
     {"convolution_backward", SFC_FT_WINDOW_BWD,

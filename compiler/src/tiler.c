@@ -109,6 +109,13 @@ uint64_t sfc_ft_box_bytes(const sfc_graph_t *g, uint32_t t, const sfc_ft_box_t *
 
 /* ---- op semantics -------------------------------------------------------------- */
 
+/* A transposed convolution (the exporter records output_padding only for those): its
+ * output o receives input i when o = i*s - p + j*d, the converse of a convolution, so
+ * its maps are a convolution's with input and output exchanged. */
+static bool is_transposed(const sfc_op_t *op) {
+  return (op->attrs.present & SFC_ATTR_OUTPUT_PADDING) && strcmp(op->type, "convolution") == 0;
+}
+
 /* One spatial axis (0 = H, 1 = W) of a windowed op from input x to output y. */
 static sfc_map_window_t op_window(const sfc_op_t *op, const sfc_tensor_t *x, const sfc_tensor_t *y,
                                   int axis) {
@@ -139,8 +146,15 @@ static sfc_ft_box_t map_box(const sfc_op_t *op, sfc_ft_class_t cls, const sfc_te
     switch (cls) {
       case SFC_FT_WINDOW: {
         sfc_map_window_t w = op_window(op, x, y, axis);
-        any = inverse ? sfc_map_window_out(&w, lo, hi, &rlo, &rhi)
-                      : sfc_map_window_in(&w, lo, hi, &rlo, &rhi);
+        if (is_transposed(op)) { /* the convolution from y to x: its maps exchanged */
+          w.n_in = n_out;
+          w.n_out = n_in;
+          any = inverse ? sfc_map_window_in(&w, lo, hi, &rlo, &rhi)
+                        : sfc_map_window_out(&w, lo, hi, &rlo, &rhi);
+        } else {
+          any = inverse ? sfc_map_window_out(&w, lo, hi, &rlo, &rhi)
+                        : sfc_map_window_in(&w, lo, hi, &rlo, &rhi);
+        }
         break;
       }
       case SFC_FT_UPSAMPLE_NEAREST:
@@ -220,7 +234,7 @@ void sfc_ft_op_map(const sfc_graph_t *g, uint32_t op_index, sfc_plan_op_t *rec) 
       case SFC_FT_WINDOW:
         if (!io4)
           return;
-        rec->map = SFC_MAP_WINDOW;
+        rec->map = is_transposed(op) ? SFC_MAP_WINDOW_T : SFC_MAP_WINDOW;
         for (int a = 0; a < 2; a++) {
           sfc_map_window_t w =
               op_window(op, &g->tensors[op->inputs[0]], &g->tensors[op->outputs[0]], a);
@@ -255,7 +269,8 @@ void sfc_ft_op_map(const sfc_graph_t *g, uint32_t op_index, sfc_plan_op_t *rec) 
         return;
       sfc_plan_op_t f;
       sfc_ft_op_map(g, op->backward_of, &f);
-      if (f.map == SFC_MAP_WINDOW || f.map == SFC_MAP_NEAREST || f.map == SFC_MAP_BILINEAR)
+      if (f.map == SFC_MAP_WINDOW || f.map == SFC_MAP_WINDOW_T || f.map == SFC_MAP_NEAREST ||
+          f.map == SFC_MAP_BILINEAR)
         rec->map = SFC_MAP_GRAD_DATA;
       return;
     }
@@ -316,11 +331,11 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
     if (op->phase != SFC_PHASE_FORWARD || !e || !forward_class_ok(e->cls))
       return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) cannot be tiled: %s", i, op->type,
                            !e ? "not in the op catalog" : e->why);
-    if ((op->attrs.present & SFC_ATTR_OUTPUT_PADDING) || op->attrs.groups < 0)
-      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s): transposed windows are not tiled",
-                           i, op->type);
+    if (op->attrs.groups < 0 || (is_transposed(op) && op->attrs.groups > 1))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "op %u (%s): grouped transposed windows are not tiled", i, op->type);
     for (uint32_t k = 0; k < op->n_outputs; k++) {
-      if (!is_spatial(&g->tensors[op->outputs[k]]))
+      if (!is_spatial(&g->tensors[op->outputs[k]]) && !is_workspace(g, op->outputs[k]))
         return sfc_error_set(err, SFC_ERR_BAD_INPUT, "op %u (%s) writes a tensor that is not 4-D",
                              i, op->type);
       made[op->outputs[k]] = 1;
@@ -505,16 +520,32 @@ static sfc_ft_box_t part_box(const sfc_tensor_t *x, const sfc_ft_segment_t *s, u
   return o;
 }
 
+/* The hull of op's outputs' boxes, its scratch aside (a transposed convolution on the
+ * CPU lists its columns buffer among its outputs: whole in every tile). */
+static sfc_ft_box_t outputs_hull(const sfc_graph_t *g, const sfc_op_t *op,
+                                 const sfc_ft_box_t *boxes) {
+  sfc_ft_box_t ob = box_empty();
+  for (uint32_t k = 0; k < op->n_outputs; k++)
+    if (!is_workspace(g, op->outputs[k]))
+      box_hull(&ob, &boxes[op->outputs[k]]);
+  return ob;
+}
+
 /* One forward op's share of a tile's receptive field: its outputs' boxes widen to
  * every channel of the hull of what is needed of them (ob), and each spatial data input
  * that is not whole needs the box the op reads for ob. */
 static void receptive_field(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_op_t *op,
                             const sfc_ft_box_t *ob, sfc_ft_box_t *boxes) {
   for (uint32_t k = 0; k < op->n_outputs; k++) {
+    uint32_t t = op->outputs[k];
+    if (is_workspace(g, t)) {
+      boxes[t] = box_whole(&g->tensors[t]); /* scratch: whole in every tile */
+      continue;
+    }
     sfc_ft_box_t b = *ob;
     b.lo[1] = 0;
-    b.hi[1] = g->tensors[op->outputs[k]].shape[1];
-    box_hull(&boxes[op->outputs[k]], &b);
+    b.hi[1] = g->tensors[t].shape[1];
+    box_hull(&boxes[t], &b);
   }
   const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
   uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
@@ -536,9 +567,7 @@ void sfc_ft_tile_boxes_forward(const sfc_graph_t *g, const sfc_ft_segment_t *s,
   /* 1. forward receptive fields, backwards over the forward ops */
   for (uint32_t i = s->fwd_end; i-- > s->fwd_begin;) {
     const sfc_op_t *op = &g->ops[i];
-    sfc_ft_box_t ob = box_empty();
-    for (uint32_t k = 0; k < op->n_outputs; k++)
-      box_hull(&ob, &boxes[op->outputs[k]]);
+    sfc_ft_box_t ob = outputs_hull(g, op, boxes);
     if (op->n_outputs == 0) /* a view: reads what its input is needed on */
       continue;
     receptive_field(g, info, op, &ob, boxes);
@@ -630,16 +659,11 @@ void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_
     if (op->n_outputs == 0 || !e)
       return; /* a view reads its input's box */
     f = op;
+    fo = outputs_hull(g, op, tb);
     for (uint32_t k = 0; k < op->n_outputs; k++)
-      box_hull(&fo, &tb[op->outputs[k]]);
-    for (uint32_t k = 0; k < op->n_outputs; k++) {
-      sfc_ft_box_t b = fo;
-      if (!box_is_empty(&b)) {
-        b.lo[1] = 0;
-        b.hi[1] = g->tensors[op->outputs[k]].shape[1];
-      }
-      boxes[op->n_inputs + k] = b;
-    }
+      boxes[op->n_inputs + k] = is_workspace(g, op->outputs[k])
+                                    ? box_whole(&g->tensors[op->outputs[k]])
+                                    : all_channels(&fo, &g->tensors[op->outputs[k]]);
     uint32_t data_inputs = e->cls == SFC_FT_WINDOW ? 1u : op->n_inputs;
     for (uint32_t k = 0; k < data_inputs; k++) {
       uint32_t x = op->inputs[k];
@@ -707,8 +731,8 @@ void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_
   (void)idx_slot;
   (void)dy_slot;
   /* the zeros a window supplies around its read box */
-  if (!f || !pad_lo || !pad_hi || sfc_ft_lookup(f->type)->cls != SFC_FT_WINDOW)
-    return;
+  if (!f || !pad_lo || !pad_hi || sfc_ft_lookup(f->type)->cls != SFC_FT_WINDOW || is_transposed(f))
+    return; /* a transposed window reads no zeros: its box is every input that feeds */
   for (uint32_t slot = 0; slot < 2; slot++) {
     uint32_t k = slot == 0 ? x_slot : dx_slot;
     if (k == NONE || box_is_empty(&boxes[k]) || box_is_empty(&fo))
@@ -852,9 +876,7 @@ static void seed_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
     const sfc_op_t *op = &g->ops[i];
     if (!info->recompute[i] || op->n_outputs == 0)
       continue;
-    sfc_ft_box_t ob = box_empty();
-    for (uint32_t k = 0; k < op->n_outputs; k++)
-      box_hull(&ob, &boxes[op->outputs[k]]);
+    sfc_ft_box_t ob = outputs_hull(g, op, boxes);
     if (box_is_empty(&ob))
       continue;
     receptive_field(g, info, op, &ob, boxes);
@@ -920,7 +942,8 @@ static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
           skip[j] = conv && part == PART_DATA && !is_workspace(g, t);
         }
       }
-      if (weight && xs != NONE && !box_is_empty(&boxes[xs]) && !box_is_empty(&d))
+      if (weight && xs != NONE && !box_is_empty(&boxes[xs]) && !box_is_empty(&d) &&
+          !is_transposed(f))
         for (int axis = 0; axis < 2; axis++) {
           sfc_map_window_t w =
               op_window(f, &g->tensors[f->inputs[0]], &g->tensors[f->outputs[0]], axis);
@@ -1236,7 +1259,7 @@ static bool forward_tileable(const sfc_graph_t *g, uint32_t i) {
   if (op->phase != SFC_PHASE_FORWARD || !e || !forward_class_ok(e->cls))
     return false;
   for (uint32_t k = 0; k < op->n_outputs; k++)
-    if (!is_spatial(&g->tensors[op->outputs[k]]))
+    if (!is_spatial(&g->tensors[op->outputs[k]]) && !is_workspace(g, op->outputs[k]))
       return false;
   return true;
 }

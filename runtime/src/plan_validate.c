@@ -988,9 +988,13 @@ static nbox_t map_through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
     int64_t n_in = x->shape[2 + a], n_out = y->shape[2 + a];
     bool any = true;
     sfc_map_window_t w = {n_in, n_out, f->kernel[a], f->stride[a], f->padding[a], f->dilation[a]};
+    sfc_map_window_t wt = {n_out, n_in, f->kernel[a], f->stride[a], f->padding[a], f->dilation[a]};
     if (f->map == SFC_MAP_WINDOW)
       any = inverse ? sfc_map_window_out(&w, lo, hi, &rlo, &rhi)
                     : sfc_map_window_in(&w, lo, hi, &rlo, &rhi);
+    else if (f->map == SFC_MAP_WINDOW_T) /* the convolution from y to x, maps exchanged */
+      any = inverse ? sfc_map_window_in(&wt, lo, hi, &rlo, &rhi)
+                    : sfc_map_window_out(&wt, lo, hi, &rlo, &rhi);
     else if (f->map == SFC_MAP_NEAREST)
       any = inverse ? sfc_map_nearest_out(n_in, n_out, lo, hi, &rlo, &rhi)
                     : sfc_map_nearest_in(n_in, n_out, lo, hi, &rlo, &rhi);
@@ -1008,9 +1012,9 @@ static nbox_t map_through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
 }
 
 static const char *map_name(uint8_t m) {
-  static const char *const names[] = {"NONE",           "WINDOW",   "POINTWISE", "NEAREST",
-                                      "BILINEAR",       "CAT",      "VIEW",      "GRAD_DATA",
-                                      "GRAD_POINTWISE", "GRAD_SUM", "GRAD_SLICE"};
+  static const char *const names[] = {"NONE",           "WINDOW",   "POINTWISE",  "NEAREST",
+                                      "BILINEAR",       "CAT",      "VIEW",       "GRAD_DATA",
+                                      "GRAD_POINTWISE", "GRAD_SUM", "GRAD_SLICE", "WINDOW_T"};
   return m <= SFC_MAP_MAX ? names[m] : "?";
 }
 
@@ -1032,7 +1036,7 @@ static sfc_status_t check_op_maps(vctx_t *c) {
     const sfc_plan_op_t *o = &v->ops[i];
     VERIFY(o->map <= SFC_MAP_MAX, "OPS[%" PRIu32 "].map: %u is not a map", i, o->map);
     for (int a = 0; a < 2; a++) {
-      if (o->map == SFC_MAP_WINDOW)
+      if (o->map == SFC_MAP_WINDOW || o->map == SFC_MAP_WINDOW_T)
         VERIFY(o->kernel[a] >= 1 && o->stride[a] >= 1 && o->padding[a] >= 0 && o->dilation[a] >= 1,
                "OPS[%" PRIu32 "] (\"%.64s\"): window axis %d has kernel %" PRId32
                ", stride %" PRId32 ", padding %" PRId32 ", dilation %" PRId32
@@ -1041,14 +1045,16 @@ static sfc_status_t check_op_maps(vctx_t *c) {
                o->dilation[a]);
       else
         VERIFY(!o->kernel[a] && !o->stride[a] && !o->padding[a] && !o->dilation[a],
-               "OPS[%" PRIu32 "] (\"%.64s\"): map %s has a window (only WINDOW ops have one)", i,
-               sfc_plan_string(v, o->name), map_name(o->map));
+               "OPS[%" PRIu32 "] (\"%.64s\"): map %s has a window (only WINDOW and WINDOW_T "
+               "ops have one)",
+               i, sfc_plan_string(v, o->name), map_name(o->map));
     }
     if (o->map == SFC_MAP_GRAD_DATA) {
       uint8_t fm = o->backward_of == NONE ? SFC_MAP_NONE : v->ops[o->backward_of].map;
-      VERIFY(fm == SFC_MAP_WINDOW || fm == SFC_MAP_NEAREST || fm == SFC_MAP_BILINEAR,
+      VERIFY(fm == SFC_MAP_WINDOW || fm == SFC_MAP_WINDOW_T || fm == SFC_MAP_NEAREST ||
+                 fm == SFC_MAP_BILINEAR,
              "OPS[%" PRIu32 "] (\"%.64s\"): map GRAD_DATA, but backward_of names no WINDOW, "
-             "NEAREST or BILINEAR op",
+             "WINDOW_T, NEAREST or BILINEAR op",
              i, sfc_plan_string(v, o->name));
       const sfc_plan_op_t *f = &v->ops[o->backward_of];
       VERIFY(o->input_count >= 1 && f->input_count >= 1 && f->output_count >= 1 &&
@@ -1059,7 +1065,8 @@ static sfc_status_t check_op_maps(vctx_t *c) {
              "with a 4-D input 0 and output 0",
              i, sfc_plan_string(v, o->name));
     }
-    if (o->map == SFC_MAP_WINDOW || o->map == SFC_MAP_NEAREST || o->map == SFC_MAP_BILINEAR)
+    if (o->map == SFC_MAP_WINDOW || o->map == SFC_MAP_WINDOW_T || o->map == SFC_MAP_NEAREST ||
+        o->map == SFC_MAP_BILINEAR)
       VERIFY(o->input_count >= 1 && o->output_count >= 1 &&
                  op_is_4d(v, v->op_operands[o->operand_begin]) &&
                  op_is_4d(v, v->op_operands[o->operand_begin + o->input_count]),
@@ -1086,6 +1093,7 @@ static void tile_wants(const sfc_plan_view_t *v, const sfc_plan_step_t *s, const
   } while (0)
   switch (o->map) {
     case SFC_MAP_WINDOW:
+    case SFC_MAP_WINDOW_T:
     case SFC_MAP_POINTWISE:
     case SFC_MAP_NEAREST:
     case SFC_MAP_BILINEAR:

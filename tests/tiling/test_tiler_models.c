@@ -646,23 +646,78 @@ static const char plain_cnn_json[] =
 #undef CONV_ATTRS
     "]}";
 
-static void test_workspaces_tile(void) {
+/* json with `old` (which must occur) replaced once by `new`, in a malloc'd string. */
+static char *replaced(const char *json, const char *old, const char *new) {
+  const char *at = strstr(json, old);
+  CHECK(at != NULL);
+  size_t n = strlen(json), a = (size_t)(at ? at - json : 0), lo = strlen(old), ln = strlen(new);
+  char *out = malloc(n - lo + ln + 1);
+  if (!out || !at)
+    abort();
+  memcpy(out, json, a);
+  memcpy(out + a, new, ln);
+  memcpy(out + a + ln, json + a + lo, n - a - lo + 1);
+  return out;
+}
+
+/* A plain-CNN graph compiled with tiling on at 2 MiB (tile budget 128 KiB: the segment
+ * needs tiles), verified; NULL (after a failed check) when it does not load. */
+static sfc_graph_t *compile_plain(const char *json, sfc_ir_t *ir) {
   sfc_graph_t *g = NULL;
   sfc_error_t err = {0};
-  sfc_status_t st = sfc_graph_load_buffer(plain_cnn_json, sizeof plain_cnn_json - 1, &g, &err);
+  sfc_status_t st = sfc_graph_load_buffer(json, strlen(json), &g, &err);
   if (st != SFC_OK)
     fprintf(stderr, "%s\n", err.message);
   CHECK(st == SFC_OK);
   if (st != SFC_OK)
-    return;
+    return NULL;
   sfc_config_t cfg;
   sfc_config_defaults(&cfg);
   strcpy(cfg.packer.algorithm, "best-fit");
   cfg.tiling.mode = SFC_TILING_ON;
   cfg.tiling.min_tile = 4;
-  cfg.budget_bytes = 2u << 20; /* tile budget 128 KiB: the segment needs tiles */
+  cfg.budget_bytes = 2u << 20;
+  CHECK(compile_verified(g, &cfg, ir) == SFC_OK);
+  return g;
+}
+
+/* The same net with c2 a transposed convolution (kernel 3, stride 1, padding 1: the same
+ * size) that lists its columns buffer among its outputs, as PyTorch's CPU kernel makes
+ * sfc-export record it: the segment still holds both convolutions, the scratch whole in
+ * every tile, and the plan records the op's map as WINDOW_T. */
+static void test_transposed_workspace_tile(void) {
+  char *a = replaced(plain_cnn_json, "{\"id\":17,",
+                     "{\"id\":19,\"name\":\"cols\",\"bytes\":16384,\"kind\":\"workspace\","
+                     "\"shape\":[4096],\"dtype\":\"f32\"},{\"id\":17,");
+  char *b = replaced(a,
+                     "\"outputs\":[5],\"attrs\":{\"kernel\":[3,3],\"stride\":[1,1],"
+                     "\"padding\":[1,1],\"dilation\":[1,1],\"groups\":1}",
+                     "\"outputs\":[5,19],\"attrs\":{\"kernel\":[3,3],\"stride\":[1,1],"
+                     "\"padding\":[1,1],\"dilation\":[1,1],\"groups\":1,"
+                     "\"output_padding\":[0,0]}");
+  free(a);
   sfc_ir_t ir;
-  CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+  sfc_graph_t *g = compile_plain(b, &ir);
+  free(b);
+  if (!g)
+    return;
+  uint32_t segments = 0, tiles = 0, recomputed = 0;
+  sfc_ir_tiling_counts(&ir, &segments, &tiles, &recomputed);
+  printf("plain CNN, c2 transposed with a columns output, tiling on at 2 MiB: %u segments, %u "
+         "tiles, %u recomputed steps; c2's map %u\n",
+         segments, tiles, recomputed, ir.plan.op_count > 2 ? ir.plan.ops[2].map : 0);
+  CHECK(tiles > 1);
+  CHECK(ir.n_segments >= 1 && ir.segments[0].first_op == 0 && ir.segments[0].op_count == 5);
+  CHECK(ir.plan.op_count > 2 && ir.plan.ops[2].map == SFC_MAP_WINDOW_T);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+static void test_workspaces_tile(void) {
+  sfc_ir_t ir;
+  sfc_graph_t *g = compile_plain(plain_cnn_json, &ir);
+  if (!g)
+    return;
   uint32_t segments = 0, tiles = 0, recomputed = 0;
   sfc_ir_tiling_counts(&ir, &segments, &tiles, &recomputed);
   printf("plain CNN with workspaces, tiling on at 2 MiB: %u segments, %u tiles, %u recomputed "
@@ -898,6 +953,7 @@ int main(void) {
   RUN(test_kept_branch);
   RUN(test_resnet50);
   RUN(test_workspaces_tile);
+  RUN(test_transposed_workspace_tile);
   RUN(test_auto_fits_untiled);
   RUN(test_auto_tiles_when_needed);
   return check_summary();

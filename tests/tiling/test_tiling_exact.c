@@ -241,9 +241,13 @@ static net_t net_strided(int64_t N, int64_t H) {
  * u = upsample_nearest2(r); c = cat(s, u); y = conv1(c). The skip s is read by the pool
  * and by cat; its gradient is the sum of two terms (a backward add). */
 static bool g_bilinear = false; /* net_unet upsamples bilinearly */
+static int g_upconv = 0;        /* net_unet upsamples by a transposed convolution of kernel 2
+                                   (stride 2) or 3 (stride 2, padding 1, output_padding 1) */
 
 static net_t net_unet(int64_t N, int64_t H) {
-  net_t n = {.g = tg_new(g_bilinear ? "unet-bil" : "unet")};
+  net_t n = {.g = tg_new(g_upconv     ? (g_upconv == 2 ? "unet-up2" : "unet-up3")
+                         : g_bilinear ? "unet-bil"
+                                      : "unet")};
   sfc_graph_t *g = n.g;
   uint32_t x = tensor4(g, "x", SFC_KIND_INPUT, N, 2, H, H);
   conv_params_t c1 = conv_params(&n, "c1", 3, 2, 3), c2 = conv_params(&n, "c2", 4, 3, 3),
@@ -263,8 +267,19 @@ static net_t net_unet(int64_t N, int64_t H) {
   uint32_t f3 = op(g, "convolution", SFC_PHASE_FORWARD, IN(p, c2.w, c2.b), OUT(r));
   window(g, f3, 3, 1, 1, 1, 1);
   uint32_t f4 = op(g, "relu_", SFC_PHASE_FORWARD, IN(r), OUT(r));
-  uint32_t f5 = op(g, g_bilinear ? "upsample_bilinear2d" : "upsample_nearest2d", SFC_PHASE_FORWARD,
-                   IN(r), OUT(u));
+  conv_params_t c4 = {0};
+  uint32_t f5;
+  if (g_upconv) {
+    c4 = conv_params(&n, "c4", 4, 4, g_upconv); /* [C_in, C_out, k, k] */
+    f5 = op(g, "convolution", SFC_PHASE_FORWARD, IN(r, c4.w, c4.b), OUT(u));
+    window(g, f5, g_upconv, 2, g_upconv == 3 ? 1 : 0, 1, 1);
+    g->ops[f5].attrs.present |= SFC_ATTR_OUTPUT_PADDING;
+    for (int i = 0; i < 2; i++)
+      g->ops[f5].attrs.output_padding[i] = g_upconv == 3 ? 1 : 0;
+  } else {
+    f5 = op(g, g_bilinear ? "upsample_bilinear2d" : "upsample_nearest2d", SFC_PHASE_FORWARD, IN(r),
+            OUT(u));
+  }
   uint32_t f6 = op(g, "cat", SFC_PHASE_FORWARD, IN(s, u), OUT(c));
   uint32_t f7 = op(g, "convolution", SFC_PHASE_FORWARD, IN(c, c3.w, c3.b), OUT(y));
   window(g, f7, 1, 1, 0, 1, 1);
@@ -290,8 +305,11 @@ static net_t net_unet(int64_t N, int64_t H) {
   uint32_t b2 = op(g, "slice", SFC_PHASE_BACKWARD, IN(dc), OUT(du));
   g->ops[b2].backward_of = f6;
   g->ops[b2].name = "slice:3";
-  uint32_t b3 = op(g, g_bilinear ? "upsample_bilinear2d_backward" : "upsample_nearest2d_backward",
-                   SFC_PHASE_BACKWARD, IN(du), OUT(dr));
+  uint32_t b3 =
+      g_upconv ? op(g, "convolution_backward", SFC_PHASE_BACKWARD, IN(du, r, c4.w),
+                    OUT(dr, c4.dw, c4.db))
+               : op(g, g_bilinear ? "upsample_bilinear2d_backward" : "upsample_nearest2d_backward",
+                    SFC_PHASE_BACKWARD, IN(du), OUT(dr));
   g->ops[b3].backward_of = f5;
   uint32_t b4 = op(g, "threshold_backward", SFC_PHASE_BACKWARD, IN(dr, r), OUT(drr));
   g->ops[b4].backward_of = f4;
@@ -449,9 +467,57 @@ static rx_view_t read_view(exec_t *e, uint32_t t, const sfc_plan_box_t *b, bool 
 }
 
 /* Op o of graph g on views: in[] hold its inputs' boxes, out[] get its outputs' boxes. */
+static bool transposed(const sfc_op_t *o) {
+  return (o->attrs.present & SFC_ATTR_OUTPUT_PADDING) != 0;
+}
+
+static void add_bias(rx_view_t *y, const double *bias) {
+  for (int64_t n = y->lo[0]; bias && n < y->hi[0]; n++)
+    for (int64_t c = y->lo[1]; c < y->hi[1]; c++)
+      for (int64_t h = y->lo[2]; h < y->hi[2]; h++)
+        for (int64_t x = y->lo[3]; x < y->hi[3]; x++)
+          *rx_at(y, n, c, h, x) += bias[c];
+}
+
+/* db[c] += the sum of dy over its box (a masked gradient: its tile's part). */
+static void sum_channels(const rx_view_t *dy, double *db) {
+  for (int64_t n = dy->lo[0]; n < dy->hi[0]; n++)
+    for (int64_t c = dy->lo[1]; c < dy->hi[1]; c++)
+      for (int64_t h = dy->lo[2]; h < dy->hi[2]; h++)
+        for (int64_t x = dy->lo[3]; x < dy->hi[3]; x++)
+          db[c] += rx_get(dy, n, c, h, x);
+}
+
+/* dw[i, o, kh, kw] += x[n, i, h, w] * dy[n, o, h*s - p + kh*d, w*s - p + kw*d] over the
+ * outputs of dy's box (a tile's part) and the inputs that feed them. */
+static void transposed_bwd_weight(const rx_win_t *p, const rx_view_t *dy, const rx_view_t *x,
+                                  rx_view_t *dw) {
+  for (int64_t n = dy->lo[0]; n < dy->hi[0]; n++)
+    for (int64_t o = dy->lo[1]; o < dy->hi[1]; o++)
+      for (int64_t oh = dy->lo[2]; oh < dy->hi[2]; oh++)
+        for (int64_t ow = dy->lo[3]; ow < dy->hi[3]; ow++) {
+          double g = rx_get(dy, n, o, oh, ow);
+          for (int64_t kh = 0; kh < p->k[0]; kh++)
+            for (int64_t kw = 0; kw < p->k[1]; kw++) {
+              int64_t th = oh + p->p[0] - kh * p->d[0], tw = ow + p->p[1] - kw * p->d[1];
+              if (th < 0 || tw < 0 || th % p->s[0] || tw % p->s[1] || th / p->s[0] >= x->full[2] ||
+                  tw / p->s[1] >= x->full[3])
+                continue;
+              for (int64_t i = 0; i < x->full[1]; i++)
+                *rx_at(dw, i, o, kh, kw) += rx_get(x, n, i, th / p->s[0], tw / p->s[1]) * g;
+            }
+        }
+}
+
 static void kernel(const sfc_graph_t *g, const sfc_op_t *o, rx_view_t *in, rx_view_t *out) {
   const char *ty = o->type;
-  if (strcmp(ty, "convolution") == 0) {
+  if (strcmp(ty, "convolution") == 0 && transposed(o)) {
+    /* y[o] gets x[i] through w[i, o] where o = i*s - p + j*d: a convolution's input
+     * gradient with x as the output gradient, plus the bias */
+    rx_win_t w = win_of(o);
+    rx_conv2d_bwd_data(&w, &in[0], &in[1], &out[0]);
+    add_bias(&out[0], o->n_inputs > 2 ? in[2].d : NULL);
+  } else if (strcmp(ty, "convolution") == 0) {
     rx_win_t w = win_of(o);
     rx_conv2d(&w, &in[0], &in[1], o->n_inputs > 2 ? in[2].d : NULL, &out[0]);
   } else if (strcmp(ty, "relu_") == 0 || strcmp(ty, "relu") == 0) {
@@ -470,6 +536,21 @@ static void kernel(const sfc_graph_t *g, const sfc_op_t *o, rx_view_t *in, rx_vi
     out[0].d[0] = rx_mse(&in[0], &in[1]);
   } else if (strcmp(ty, "mse_loss_backward") == 0) {
     rx_mse_bwd(&in[0], &in[1], &out[0]);
+  } else if (strcmp(ty, "convolution_backward") == 0 && transposed(&g->ops[o->backward_of])) {
+    /* the converse of a convolution's: dx = conv(dy, w), dw[i, o] = sum x[i] dy[o], the
+     * bias's gradient the sum of dy over its box */
+    rx_win_t w = win_of(&g->ops[o->backward_of]);
+    for (uint32_t k = 0; k < o->n_outputs; k++) {
+      uint32_t t = o->outputs[k];
+      if (rx_count(&out[k]) == 0)
+        continue;
+      if (g->tensors[t].ndim == 1)
+        sum_channels(&in[0], out[k].d);
+      else if (memcmp(g->tensors[t].shape, g->tensors[o->inputs[2]].shape, 32) == 0 && k > 0)
+        transposed_bwd_weight(&w, &in[0], &in[1], &out[k]);
+      else
+        rx_conv2d(&w, &in[0], &in[2], NULL, &out[k]);
+    }
   } else if (strcmp(ty, "convolution_backward") == 0) {
     const sfc_op_t *f = &g->ops[o->backward_of];
     rx_win_t w = win_of(f);
@@ -854,10 +935,15 @@ static void check_boxes_enforced(const sfc_plan_view_t *pv, const void *data, si
       continue;
     bool seed = pv->segments[st->segment].flags & SFC_SEGMENT_SEED_HALO;
     for (uint32_t j = 0; j < op->input_count; j++) {
-      /* the boxes a map leaves free, masked: an output gradient's support (the others
-       * follow from it; a nearest upsampling's gradient can lose a row and still reach
-       * the same inputs) and a gradient sum's inputs (the sum is their hull) */
-      if (!seed && ((op->map == SFC_MAP_GRAD_DATA && j == 0) || op->map == SFC_MAP_GRAD_SUM))
+      /* the boxes a map leaves free: an output gradient's support where the step does
+       * not compute the input's gradient exactly on a box of its own (masked, and
+       * seed's weight steps: the others follow from it, and a row less can reach the
+       * same inputs, as with a nearest upsampling or a stride-2 up-convolution), and a
+       * masked gradient sum's inputs (the sum is their hull) */
+      const sfc_plan_box_t *g0 = &pv->boxes[st->box_begin + op->input_count];
+      bool exact_data = seed && op->output_count > 0 && g0->lo[2] < g0->hi[2];
+      if ((op->map == SFC_MAP_GRAD_DATA && j == 0 && !exact_data) ||
+          (!seed && op->map == SFC_MAP_GRAD_SUM))
         continue;
       uint32_t bi = st->box_begin + j;
       const sfc_plan_box_t *b = &pv->boxes[bi];
@@ -1143,6 +1229,13 @@ static void test_unet(void) {
   check_net(net_unet, 2, 16, 1, 2, 2);
   check_net(net_unet, 1, 28, 1, 7, 3);
   g_bilinear = false;
+  for (g_upconv = 2; g_upconv <= 3; g_upconv++) { /* U-Net's up-convolutions */
+    check_net(net_unet, 2, 16, 1, 1, 1);
+    check_net(net_unet, 2, 16, 1, 2, 2);
+    check_net(net_unet, 2, 20, 1, 5, 2);
+    check_net(net_unet, 2, 24, 2, 4, 3);
+  }
+  g_upconv = 0;
 }
 
 /* The same networks with the SFT artifact's halo (tiling.halo seed): every gradient
@@ -1169,6 +1262,11 @@ static void test_seed(void) {
   check_net(net_unet, 2, 16, 1, 2, 2);
   check_net(net_unet, 1, 28, 1, 7, 3);
   g_bilinear = false;
+  for (g_upconv = 2; g_upconv <= 3; g_upconv++) {
+    check_net(net_unet, 2, 16, 1, 2, 2);
+    check_net(net_unet, 2, 24, 2, 4, 3);
+  }
+  g_upconv = 0;
   g_halo = SFC_HALO_MASKED;
 }
 

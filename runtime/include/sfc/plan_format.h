@@ -157,7 +157,9 @@ typedef enum sfc_plan_map {
   SFC_MAP_GRAD_POINTWISE = 8, /* threshold_backward: the same index */
   SFC_MAP_GRAD_SUM = 9,       /* a gradient sum: output = the inputs' hull */
   SFC_MAP_GRAD_SLICE = 10,    /* cat's backward: each output a channel slice of input 0 */
-  SFC_MAP_MAX = 10
+  SFC_MAP_WINDOW_T = 11,      /* transposed convolution: output o gets input i when
+                                 o = i*s - p + j*d; no zeros to supply */
+  SFC_MAP_MAX = 11
 } sfc_plan_map_t;
 
 /* sfc_plan_swap_t.direction */
@@ -256,7 +258,7 @@ typedef struct sfc_plan_op {
   uint64_t reserved2;     /* 56 zero */
   uint8_t map;            /* 64 (1.5) sfc_plan_map_t */
   uint8_t reserved3[3];   /* 65 zero */
-  int32_t kernel[2];      /* 68 (1.5) SFC_MAP_WINDOW: H, W; else zero */
+  int32_t kernel[2];      /* 68 (1.5) SFC_MAP_WINDOW(_T): H, W; else zero */
   int32_t stride[2];      /* 76 */
   int32_t padding[2];     /* 84 leading zeros */
   int32_t dilation[2];    /* 92 */

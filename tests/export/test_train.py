@@ -183,35 +183,48 @@ def models(d, which=MODELS):
                       f"bitwise")
 
 
+TILED = [  # model, batch, image size, budgets (the second also swaps for tiny-fcn)
+    ("tiny-fcn", 2, 32, (1 << 20, 600 << 10)),
+    ("tiny-updown", 2, 96, (8 << 20, 5 << 20)),
+]
+
+
 def tiled(d):
     """Tiled plans (issue 14 item 3: a tile's op on its boxes with the zeros to supply):
-    tiny-fcn (dilated, strided, residual, max-pooling; no batch norm) compiled with
-    tiling on, both halo modes, in core and at a budget that also swaps, three
-    iterations against eager PyTorch. Tiles sum a convolution's weight gradient in
-    another order than the whole op: equal within --tolerance, not bitwise."""
-    g = export("tiny-fcn", 2, ["--image-size", "32"], "fcn.json", d)
+    tiny-fcn (dilated, strided, residual, max-pooling) and tiny-updown (transposed
+    convolutions, a skip; neither has batch norm) compiled with tiling on, both halo
+    modes, at two budgets, three iterations against eager PyTorch. Tiles sum a
+    convolution's weight gradient in another order than the whole op: equal within
+    --tolerance, not bitwise."""
+    for model, batch, size, budgets in TILED:
+        tiled_model(d, model, batch, size, budgets)
+
+
+def tiled_model(d, model, batch, size, budgets):
+    g = export(model, batch, ["--image-size", str(size)], f"{model}.json", d)
     if g is None:
         return
     for halo in ("masked", "seed"):
         cfg = os.path.join(d, f"tiling-{halo}.yaml")
         with open(cfg, "w") as f:
             f.write(f"version: 1\ntiling:\n  mode: on\n  halo: {halo}\n")
-        for budget in (1 << 20, 600 << 10):
-            plan = f"fcn-{halo}-{budget}.plan"
+        for budget in budgets:
+            plan = f"{model}-{halo}-{budget}.plan"
             rc, info, err = compile_plan(g, budget, plan, d, ["-c", cfg])
             if not check(rc == 0 and info and info["fits_budget"],
-                         f"tiny-fcn {halo} at {budget} B: compile rc {rc}: {err.strip()}"):
+                         f"{model} {halo} at {budget} B: compile rc {rc}: {err.strip()}"):
                 continue
-            check(run([SFC, "verify", plan], d)[0] == 0, f"tiny-fcn {halo} {budget}: verify")
+            check(run([SFC, "verify", plan], d)[0] == 0, f"{model} {halo} {budget}: verify")
             rc, r, err = run([TRAIN, "--graph", g, "--plan", plan, "--check", "--json", "-q",
                               "--tolerance", "1e-4"], d)
-            if not check(rc == 0, f"tiny-fcn {halo} at {budget} B: sfc-train rc {rc}: "
+            if not check(rc == 0, f"{model} {halo} at {budget} B: sfc-train rc {rc}: "
                                   f"{err.strip()[-400:]}"):
                 continue
             r = json.loads(r)
             check(r["tiled_steps"] > 0 and len(r["iterations"]) == 3,
-                  f"tiny-fcn {halo} at {budget} B: {r['tiled_steps']} tile steps run")
-            print(f"tiny-fcn b2 32x32 tiled ({halo}), budget {budget} B: {r['steps'] // 3} "
+                  f"{model} {halo} at {budget} B: {r['tiled_steps']} tile steps run")
+            print(f"{model} b{batch} {size}x{size} tiled ({halo}), budget {budget} B: "
+                  f"{r['steps'] // 3} "
                   f"steps ({r['tiled_steps'] // 3} on tiles) per iteration x 3, "
                   f"{r['swaps_out']} swap-outs, {r['swaps_in']} swap-ins; largest relative "
                   f"difference from eager {r['max_relative_difference']:.2g}")

@@ -20,6 +20,7 @@ same contract (see docs/exporter.md).
   tiny-checkpoint   a CNN whose residual blocks run under torch.utils.checkpoint.
   tiny-fcn   a batch-norm-free CNN (dilated, strided, in-place ReLU, a residual add,
              max-pooling) whose spatial part the FT tiler can tile: sfc-train's tiled plans.
+  tiny-updown  the same kind with transposed convolutions (a U-Net's way up, a skip).
   darknet19  DarkNet-19, the YOLO9000 classification backbone (Redmon & Farhadi 2017,
              "YOLO9000: Better, Faster, Stronger", Table 6): 18 convolutions (3x3, and
              1x1 halving the channels between them), each with batch norm and leaky
@@ -252,6 +253,34 @@ def tiny_fcn(batch=2, image_size=32):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+def tiny_updown(batch=2, image_size=32):
+    """tiny-fcn's kind with a U-Net's way up: 3x3 convolution and ReLU, max-pooling, a
+    3x3 convolution, a transposed convolution (kernel 2, stride 2) back to full size, a
+    skip added, a 3x3 transposed convolution (stride 1, padding 1), global pooling and a
+    linear classifier; no batch norm, so its spatial part tiles."""
+
+    class UpDown(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=1)
+            self.up = nn.ConvTranspose2d(8, 8, 2, stride=2)
+            self.c3 = nn.ConvTranspose2d(8, 8, 3, padding=1)
+            self.head = nn.Linear(8, 10)
+
+        def forward(self, x):
+            a = torch.relu(self.c1(x))
+            b = torch.relu(self.c2(nn.functional.max_pool2d(a, 2)))
+            c = torch.relu(self.c3(torch.relu(self.up(b)) + a))
+            return self.head(nn.functional.adaptive_avg_pool2d(c, 1).flatten(1))
+
+    m = UpDown()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
-           "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn}
+           "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn,
+           "tiny-updown": tiny_updown}

@@ -432,7 +432,7 @@ TILE_OPS = ("convolution", "convolution_backward", "relu", "relu_", "threshold_b
 
 
 class _Operand:
-    __slots__ = ("tid", "addr", "bytes", "shape", "rec", "box", "held")
+    __slots__ = ("tid", "addr", "bytes", "shape", "kind", "rec", "box", "held")
 
 
 def _tile_operands(ex, step, po, call):
@@ -448,6 +448,7 @@ def _tile_operands(ex, step, po, call):
         pt = ex.tab.tensors[ti]
         o = _Operand()
         o.tid, o.addr, o.bytes, o.shape = pt.graph_id, a, pt.bytes, list(pt.shape)
+        o.kind = pt.kind  # "workspace", "activation", ... (sfcrt.KINDS)
         o.rec = recs.get(pt.graph_id)
         o.box, o.held = step.boxes[j], step.held[j]
         ops.append(o)
@@ -509,6 +510,19 @@ class _Reach:
         for a in range(2):
             self.lo[2 + a] = d.lo[2 + a] * s[a] - p[a]
             self.hi[2 + a] = (d.hi[2 + a] - 1) * s[a] - p[a] + (k[a] - 1) * dl[a] + 1
+        self.pad_lo = self.pad_hi = [0, 0, 0, 0]
+
+
+class _ReachT(_Reach):
+    """What a transposed window's inputs on box xb feed, per axis: outputs
+    i*s - p + j*d for i in the box."""
+
+    def __init__(self, xb, kernel, stride, padding, dilation):
+        k, s, p, dl = _two(kernel), _two(stride), _two(padding), _two(dilation)
+        self.lo, self.hi = [xb.lo[0], 0, 0, 0], [xb.hi[0], 0, 0, 0]
+        for a in range(2):
+            self.lo[2 + a] = xb.lo[2 + a] * s[a] - p[a]
+            self.hi[2 + a] = (xb.hi[2 + a] - 1) * s[a] - p[a] + (k[a] - 1) * dl[a] + 1
         self.pad_lo = self.pad_hi = [0, 0, 0, 0]
 
 
@@ -599,6 +613,10 @@ def run_tile(ex, step, po, go, call, check_op=None):
         else:
             dst.add_(value)
 
+    def opt(k, key, default):
+        """Argument k of the call, given positionally, by name, or its default."""
+        return call["args"][k] if len(call["args"]) > k else call["kwargs"].get(key, default)
+
     def _out_box(k):
         rec = results[k]
         return opnds[out_of[rec["tensor"]]].box if _is_tensor_rec(rec) and \
@@ -609,18 +627,49 @@ def run_tile(ex, step, po, go, call, check_op=None):
         # input-gradient step names the weight's gradient without computing it)
         if step.accumulate[k] == sfcrt.ACCUMULATE_FIRST:
             _memory_of(mem, opnds[ni + k], f"{where} output {k}").zero_()
-    if no and all(_empty(o.box) for o in opnds[ni:ni + no]):
-        return []  # the step computes none of its outputs (an empty box)
+    data = [o for o in opnds[ni:ni + no] if o.kind != "workspace"]
+    if data and all(_empty(o.box) for o in data):
+        return []  # the step computes none of its outputs (an empty box; scratch aside)
     a = call["args"]
-    if name == "convolution":
+    if name == "convolution" and a[6]:
+        # transposed: every input of the box feeds the tile, no zeros; the whole
+        # contribution of the box, then the tile's part of it
+        jx = arg(0)
+        xb, ob = opnds[jx].box, _out_box(0)
+        bias = view(arg(2)) if _is_tensor_rec(a[2]) else None
+        y = torch.ops.aten.convolution.default(view(jx), view(arg(1)), bias, a[3], [0, 0], a[5],
+                                               True, [0, 0], a[8])
+        r = _ReachT(xb, view(arg(1)).shape[2:], a[3], a[4], a[5])
+        store(0, _from_reach(y, r, ob))
+    elif name == "convolution":
         x, jx = view(arg(0)), arg(0)
         w = view(arg(1))
         bias = view(arg(2)) if _is_tensor_rec(a[2]) else None
-        if a[6]:
-            raise TrainError(f"{where}: a transposed convolution cannot run on a tile yet")
         y = torch.ops.aten.convolution.default(_padded(x, opnds[jx].box), w, bias, a[3], [0, 0],
                                                a[5], False, a[7], a[8])
         store(0, y)
+    elif name == "convolution_backward" and a[7]:
+        # transposed: the input's gradient on its box reads the output gradient over
+        # everything the box feeds (zero outside the step's box of it), and so does the
+        # weight's (the tile's part only)
+        jd, jx = arg(0), arg(1)
+        w = view(arg(2))
+        r = _ReachT(opnds[jx].box, w.shape[2:], a[4], a[5], a[6])
+        mask = list(a[10])
+        for k in range(3):
+            rec = results[k] if k < len(results) else None
+            if _is_tensor_rec(rec) and rec["tensor"] in out_of and \
+                    _empty(opnds[out_of[rec["tensor"]]].box):
+                mask[k] = False
+        gi, gw, gb = torch.ops.aten.convolution_backward.default(
+            _on_reach(view(jd), opnds[jd].box, r), view(jx), w, a[3], a[4], [0, 0], a[6], True,
+            [0, 0], a[9], mask)
+        if mask[0]:
+            store(0, gi)
+        if mask[1]:
+            store(1, gw)
+        if mask[2]:
+            store(2, gb)
     elif name == "convolution_backward":
         jd, jx = arg(0), arg(1)
         gout, w = view(jd), view(arg(2))
@@ -678,11 +727,11 @@ def run_tile(ex, step, po, go, call, check_op=None):
     elif name == "max_pool2d_with_indices":
         jx = arg(0)
         x = view(jx)
-        if a[5] if len(a) > 5 else False:
+        if opt(5, "ceil_mode", False):
             raise TrainError(f"{where}: ceil_mode pooling cannot run on a tile yet")
         y, idx = torch.ops.aten.max_pool2d_with_indices.default(
-            _padded(x, opnds[jx].box, float("-inf")), a[1], a[2], [0, 0],
-            a[4] if len(a) > 4 else [1, 1], False)
+            _padded(x, opnds[jx].box, float("-inf")), a[1], opt(2, "stride", []), [0, 0],
+            opt(4, "dilation", [1]), False)
         store(0, y)
         store(1, _to_global(idx, opnds[jx].box, ex.tab.tensors[po.inputs[jx]].shape[3]))
     elif name == "max_pool2d_with_indices_backward":

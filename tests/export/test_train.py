@@ -183,51 +183,62 @@ def models(d, which=MODELS):
                       f"bitwise")
 
 
-TILED = [  # model, batch, image size, budgets (the second also swaps for tiny-fcn)
-    ("tiny-fcn", 2, 32, (1 << 20, 600 << 10)),
-    ("tiny-updown", 2, 96, (8 << 20, 5 << 20)),
+TILED = [  # model (float64: tests/export/f64_models.py), batch, image size, budgets (in
+    # core; below the in-core peak, where the plans also swap)
+    ("f64_models:fcn", 2, 32, (2 << 20, 1200 << 10)),
+    ("f64_models:updown", 2, 64, (6 << 20, 4 << 20)),
+    ("f64_models:catup", 2, 64, (14 << 20, 12 << 20)),
 ]
+# tile ops each model's plans must run (so each path of the tile executor is exercised)
+TILED_OPS = {"fcn": {"convolution", "convolution_backward", "max_pool2d_with_indices",
+                     "max_pool2d_with_indices_backward", "add", "threshold_backward"},
+             "updown": {"convolution", "convolution_backward"},
+             "catup": {"cat", "upsample_nearest2d", "upsample_nearest2d_backward"}}
 
 
 def tiled(d):
     """Tiled plans (issue 14 item 3: a tile's op on its boxes with the zeros to supply):
-    tiny-fcn (dilated, strided, residual, max-pooling) and tiny-updown (transposed
-    convolutions, a skip; neither has batch norm) compiled with tiling on, both halo
-    modes, at two budgets, three iterations against eager PyTorch. Tiles sum a
-    convolution's weight gradient in another order than the whole op: equal within
-    --tolerance, not bitwise."""
+    tiny-fcn (dilated, strided, residual, max-pooling), tiny-updown (transposed
+    convolutions, a skip) and tiny-catup (nearest up-sampling, a skip joined by cat), none
+    with batch norm, in float64, compiled with tiling on, both halo modes, at two
+    budgets, three iterations against eager PyTorch within 1e-9 (tiles reorder a weight
+    gradient's sum: float32 would differ by rounding, which float64 keeps near 1e-15)."""
     for model, batch, size, budgets in TILED:
         tiled_model(d, model, batch, size, budgets)
 
 
 def tiled_model(d, model, batch, size, budgets):
-    g = export(model, batch, ["--image-size", str(size)], f"{model}.json", d)
+    name = model.split(":")[1]
+    g = export(model, batch, ["--image-size", str(size)], f"{name}.json", d)
     if g is None:
         return
+    ran = set()
     for halo in ("masked", "seed"):
         cfg = os.path.join(d, f"tiling-{halo}.yaml")
         with open(cfg, "w") as f:
             f.write(f"version: 1\ntiling:\n  mode: on\n  halo: {halo}\n")
         for budget in budgets:
-            plan = f"{model}-{halo}-{budget}.plan"
+            plan = f"{name}-{halo}-{budget}.plan"
             rc, info, err = compile_plan(g, budget, plan, d, ["-c", cfg])
             if not check(rc == 0 and info and info["fits_budget"],
-                         f"{model} {halo} at {budget} B: compile rc {rc}: {err.strip()}"):
+                         f"{name} {halo} at {budget} B: compile rc {rc}: {err.strip()}"):
                 continue
-            check(run([SFC, "verify", plan], d)[0] == 0, f"{model} {halo} {budget}: verify")
+            check(run([SFC, "verify", plan], d)[0] == 0, f"{name} {halo} {budget}: verify")
             rc, r, err = run([TRAIN, "--graph", g, "--plan", plan, "--check", "--json", "-q",
-                              "--tolerance", "1e-4"], d)
-            if not check(rc == 0, f"{model} {halo} at {budget} B: sfc-train rc {rc}: "
+                              "--tolerance", "1e-9"], d)
+            if not check(rc == 0, f"{name} {halo} at {budget} B: sfc-train rc {rc}: "
                                   f"{err.strip()[-400:]}"):
                 continue
             r = json.loads(r)
+            ran |= set(r["tiled_ops"])
             check(r["tiled_steps"] > 0 and len(r["iterations"]) == 3,
-                  f"{model} {halo} at {budget} B: {r['tiled_steps']} tile steps run")
-            print(f"{model} b{batch} {size}x{size} tiled ({halo}), budget {budget} B: "
-                  f"{r['steps'] // 3} "
-                  f"steps ({r['tiled_steps'] // 3} on tiles) per iteration x 3, "
-                  f"{r['swaps_out']} swap-outs, {r['swaps_in']} swap-ins; largest relative "
-                  f"difference from eager {r['max_relative_difference']:.2g}")
+                  f"{name} {halo} at {budget} B: {r['tiled_steps']} tile steps run")
+            print(f"{name} (float64) b{batch} {size}x{size} tiled ({halo}), budget {budget} B: "
+                  f"{r['steps'] // 3} steps ({r['tiled_steps'] // 3} on tiles) per iteration "
+                  f"x 3, {r['swaps_out']} swap-outs, {r['swaps_in']} swap-ins; largest "
+                  f"relative difference from eager {r['max_relative_difference']:.2g}")
+    check(TILED_OPS[name] <= ran, f"{name}: tile steps of {sorted(TILED_OPS[name] - ran)} never "
+                                  f"ran (ran {sorted(ran)})")
 
 
 FAKE = [("tiny-cnn", 16, ["--image-size", "32"]), ("tiny-transformer", 2, [])]

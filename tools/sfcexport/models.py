@@ -21,6 +21,7 @@ same contract (see docs/exporter.md).
   tiny-fcn   a batch-norm-free CNN (dilated, strided, in-place ReLU, a residual add,
              max-pooling) whose spatial part the FT tiler can tile: sfc-train's tiled plans.
   tiny-updown  the same kind with transposed convolutions (a U-Net's way up, a skip).
+  tiny-catup   the same kind with nearest up-sampling and a skip joined by cat.
   darknet19  DarkNet-19, the YOLO9000 classification backbone (Redmon & Farhadi 2017,
              "YOLO9000: Better, Faster, Stronger", Table 6): 18 convolutions (3x3, and
              1x1 halving the channels between them), each with batch norm and leaky
@@ -280,7 +281,33 @@ def tiny_updown(batch=2, image_size=32):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+def tiny_catup(batch=2, image_size=32):
+    """A U-Net's skip by concatenation with nearest up-sampling, no batch norm: 3x3
+    convolution and ReLU, max-pooling, a 3x3 convolution, nearest up-sampling x2, cat
+    with the skip, a 3x3 convolution, global pooling and a linear classifier."""
+
+    class CatUp(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=1)
+            self.c3 = nn.Conv2d(16, 8, 3, padding=1)
+            self.head = nn.Linear(8, 10)
+
+        def forward(self, x):
+            a = torch.relu(self.c1(x))
+            b = torch.relu(self.c2(nn.functional.max_pool2d(a, 2)))
+            u = nn.functional.interpolate(b, scale_factor=2, mode="nearest")
+            c = torch.relu(self.c3(torch.cat([a, u], dim=1)))
+            return self.head(nn.functional.adaptive_avg_pool2d(c, 1).flatten(1))
+
+    m = CatUp()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 10, (batch,))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
            "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn,
-           "tiny-updown": tiny_updown}
+           "tiny-updown": tiny_updown, "tiny-catup": tiny_catup}

@@ -428,7 +428,7 @@ def build(spec, batch, image_size, seq_len, optimizer, seed):
 # a tiled CNN is made of (TILE_OPS); any other op in a tile is an error naming it.
 TILE_OPS = ("convolution", "convolution_backward", "relu", "relu_", "threshold_backward",
             "add", "add_", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
-            "detach")
+            "detach", "cat", "upsample_nearest2d", "upsample_nearest2d_backward")
 
 
 class _Operand:
@@ -459,16 +459,30 @@ def _empty(box):
     return any(box.hi[a] <= box.lo[a] for a in range(box.ndim))
 
 
+def _channel_slice(rec, shape):
+    """The recorded view is a channel slice of a contiguous 4-D tensor of `shape` (a
+    cat's gradient read in two parts): sizes equal but on channels, strides the
+    tensor's, the offset a whole number of channels."""
+    sizes, strides, off = list(rec["sizes"]), list(rec["strides"]), int(rec["offset"])
+    if len(sizes) != 4 or len(shape) != 4:
+        return False
+    full = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1]
+    return [sizes[a] for a in (0, 2, 3)] == [shape[a] for a in (0, 2, 3)] and \
+        strides == full and off % full[1] == 0 and off // full[1] + sizes[1] <= shape[1]
+
+
 def _memory_of(mem, o, what):
-    """All the memory the plan gave operand o: the whole tensor in its recorded layout, or
-    a per-tile buffer holding its held box densely."""
+    """All the memory the plan gave operand o: the whole tensor in its recorded layout (or
+    the channel slice the call reads of it), or a per-tile buffer holding its held box
+    densely."""
     rec = o.rec
     if rec is None or rec["tensor"] is None:
         raise TrainError(f"{what}: its call does not name tensor {o.tid}")
     dtype = DT.get(rec["dtype"])
     if o.held is None:
         whole = alias(o.addr, o.bytes, rec, what, mem)
-        if list(whole.shape) != o.shape or int(rec["offset"]) != 0:
+        if (list(whole.shape) != o.shape or int(rec["offset"]) != 0) and \
+                not _channel_slice(rec, o.shape):
             raise TrainError(f"{what}: tensor {o.tid} is read through a view on a tile")
         return whole
     ext = [o.held.hi[a] - o.held.lo[a] for a in range(o.held.ndim)]
@@ -479,12 +493,16 @@ def _memory_of(mem, o, what):
 
 
 def _tile_view(mem, o, what):
-    """Operand o's box as a torch view of the memory the plan gave it."""
+    """Operand o's box as a torch view of the memory the plan gave it (a channel slice
+    the call reads keeps its own channels: boxes span a tensor's channels)."""
     whole, b = _memory_of(mem, o, what), o.box
     if whole.dim() != 4 or b.ndim != 4:
         return whole
     off = [o.held.lo[a] if o.held is not None else 0 for a in range(4)]
-    return whole[tuple(slice(b.lo[a] - off[a], b.hi[a] - off[a]) for a in range(4))]
+    sl = [slice(b.lo[a] - off[a], b.hi[a] - off[a]) for a in range(4)]
+    if o.held is None and whole.shape[1] != o.shape[1]:
+        sl[1] = slice(None)
+    return whole[tuple(sl)]
 
 
 def _padded(x, box, value=0.0):
@@ -567,6 +585,8 @@ def run_tile(ex, step, po, go, call, check_op=None):
     """One tile step (see the comment above TILE_OPS); returns the output tids written."""
     name = call["overload"].split(".")[1]
     where = f"step {step.index} (op {go['id']} '{go['name']}', tile {step.tile})"
+    if not po.outputs:
+        return []  # a view (a cat's gradient sliced): nothing to compute on a tile
     if name not in TILE_OPS:
         raise TrainError(f"{where}: sfc-train does not run '{name}' on a tile (it runs "
                          f"{', '.join(TILE_OPS)})")
@@ -746,6 +766,33 @@ def run_tile(ex, step, po, go, call, check_op=None):
     elif name == "detach":
         if no:
             store(0, view(arg(0)))
+    elif name == "cat":
+        if opt(1, "dim", 0) != 1:
+            raise TrainError(f"{where}: a cat along dimension {opt(1, 'dim', 0)} on a tile")
+        store(0, torch.cat([view(by_tid[r["tensor"]]) for r in a[0]], dim=1))
+    elif name == "upsample_nearest2d":
+        # output o reads input floor(o * n_in / n_out): gathered from the input box
+        jx = arg(0)
+        xb, ob = opnds[jx].box, _out_box(0)
+        n_in, n_out = opnds[jx].shape, opnds[ni].shape
+        x = view(jx)
+        for a2 in (2, 3):
+            src = [o * n_in[a2] // n_out[a2] - xb.lo[a2] for o in range(ob.lo[a2], ob.hi[a2])]
+            x = x.index_select(a2, torch.tensor(src, dtype=torch.long, device=x.device))
+        store(0, x)
+    elif name == "upsample_nearest2d_backward":
+        # each output gradient added to the input it read, inside the input's box
+        jd = arg(0)
+        db, gb = opnds[jd].box, _out_box(0)
+        g = view(jd)
+        n_in, full_out = list(a[2]), list(opnds[jd].shape)  # input_size; the gradient's
+        for a2 in (2, 3):
+            src = [o * n_in[a2] // full_out[a2] - gb.lo[a2] for o in range(db.lo[a2], db.hi[a2])]
+            shape = list(g.shape)
+            shape[a2] = gb.hi[a2] - gb.lo[a2]
+            g = torch.zeros(shape, dtype=g.dtype, device=g.device).index_add_(
+                a2, torch.tensor(src, dtype=torch.long, device=g.device), g)
+        store(0, g)
     return [o.tid for o in opnds[ni:ni + no]]
 
 
@@ -842,6 +889,7 @@ class Executor:
         # made anew at every step)
         self.step_cache = {}
         self.tiled_steps = 0  # tile steps run (run_tile)
+        self.tiled_ops = {}  # op type -> tile steps run
         self.cache_steps = cache_steps
         self.out_fallbacks = set()  # out= overloads that failed once (no kernel here)
         self.step_us = []
@@ -1062,6 +1110,7 @@ class Executor:
         po = self.tab.ops[step.op]
         go = self.gops[po.graph_id]
         self.tiled_steps += 1
+        self.tiled_ops[step.type] = self.tiled_ops.get(step.type, 0) + 1
         with torch.no_grad():
             written = run_tile(self, step, po, go, go["call"])
         _, where = self._operands(step)
@@ -1370,7 +1419,7 @@ def run(args, log):
         "checked": bool(args.check), "tolerance": tolerance,
         "max_relative_difference": cmp.max_rel, "iterations_run": len(losses),
         **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks),
-        "tiled_steps": ex.tiled_steps})
+        "tiled_steps": ex.tiled_steps, "tiled_ops": ex.tiled_ops})
     ex.session.close()
     problems = mem.problems()
     if problems:

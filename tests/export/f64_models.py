@@ -1,0 +1,29 @@
+"""f64_models.py — the tiled-training test models in float64 (`f64_models:fcn` on the
+sfc-export / sfc-train command line, with tests/export on PYTHONPATH): a tiled plan sums
+a convolution's weight gradient in another order than the whole op, so in float32 it
+differs from eager PyTorch by rounding (1e-6 to 2e-4 relative, more where a gradient
+cancels); in float64 the same plans agree to about 1e-14, which separates rounding from
+a wrong box (tests/export/test_train.py tiled)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tools"))
+from sfcexport import models  # noqa: E402
+
+
+def _f64(builder, batch, image_size):
+    m, (inp, y), loss = builder(batch=batch, image_size=image_size)
+    return m.double(), (tuple(x.double() for x in inp), y), loss
+
+
+def fcn(batch=2, image_size=32):
+    return _f64(models.tiny_fcn, batch, image_size)
+
+
+def updown(batch=2, image_size=32):
+    return _f64(models.tiny_updown, batch, image_size)
+
+
+def catup(batch=2, image_size=32):
+    return _f64(models.tiny_catup, batch, image_size)

@@ -442,7 +442,8 @@ sfc_status_t sfc_ft_analyze(const sfc_graph_t *g, const sfc_ft_segment_t *s, sfc
       for (uint32_t k = 0; k < op->n_outputs; k++)
         kept |= info->role[op->outputs[k]] == SFC_FT_ROLE_CHECKPOINT;
       for (uint32_t k = 0; kept && k < op->n_outputs; k++)
-        if (info->role[op->outputs[k]] == SFC_FT_ROLE_PARTIAL) {
+        if (info->role[op->outputs[k]] == SFC_FT_ROLE_PARTIAL &&
+            !is_workspace(g, op->outputs[k])) { /* scratch is never kept */
           info->role[op->outputs[k]] = SFC_FT_ROLE_CHECKPOINT;
           changed = true;
         }

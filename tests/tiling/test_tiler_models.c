@@ -683,12 +683,19 @@ static sfc_graph_t *compile_plain(const char *json, sfc_ir_t *ir) {
 
 /* The same net with c2 a transposed convolution (kernel 3, stride 1, padding 1: the same
  * size) that lists its columns buffer among its outputs, as PyTorch's CPU kernel makes
- * sfc-export record it: the segment still holds both convolutions, the scratch whole in
- * every tile, and the plan records the op's map as WINDOW_T. */
+ * sfc-export record it, and the pooling (whose output the segment keeps) a scratch
+ * output too, as the exporter records some ops' allocator scratch: the segment still
+ * holds both convolutions, the scratch whole in every tile and never kept (a kept op's
+ * other outputs are kept, scratch aside), and the plan records c2's map as WINDOW_T. */
 static void test_transposed_workspace_tile(void) {
-  char *a = replaced(plain_cnn_json, "{\"id\":17,",
-                     "{\"id\":19,\"name\":\"cols\",\"bytes\":16384,\"kind\":\"workspace\","
-                     "\"shape\":[4096],\"dtype\":\"f32\"},{\"id\":17,");
+  char *a0 = replaced(plain_cnn_json, "{\"id\":17,",
+                      "{\"id\":19,\"name\":\"cols\",\"bytes\":16384,\"kind\":\"workspace\","
+                      "\"shape\":[4096],\"dtype\":\"f32\"},{\"id\":20,\"name\":\"pool.ws\","
+                      "\"bytes\":2048,\"kind\":\"workspace\",\"shape\":[2048],\"dtype\":\"u8\"},"
+                      "{\"id\":17,");
+  char *a =
+      replaced(a0, "\"inputs\":[6],\"outputs\":[7,8],", "\"inputs\":[6],\"outputs\":[7,8,20],");
+  free(a0);
   char *b = replaced(a,
                      "\"outputs\":[5],\"attrs\":{\"kernel\":[3,3],\"stride\":[1,1],"
                      "\"padding\":[1,1],\"dilation\":[1,1],\"groups\":1}",

@@ -1066,6 +1066,7 @@ static sfc_status_t check_tile_geometry(vctx_t *c) {
   part4_t *got = malloc(widest * sizeof *got);
   need_t *need = malloc(widest * sizeof *need);
   sfc_status_t st = SFC_OK;
+  uint64_t taps = 0; /* the window taps the maps walk, bounded (SFC_PLAN_MAX_MAP_TAPS) */
   if (!got || !need)
     st = no_memory(c);
   for (uint32_t k = 0; st == SFC_OK && k < v->step_count; k++) {
@@ -1073,6 +1074,18 @@ static sfc_status_t check_tile_geometry(vctx_t *c) {
     const sfc_plan_op_t *op = &v->ops[s->op];
     if (s->segment == NONE || op->map == SFC_MAP_NONE || op->map == SFC_MAP_VIEW)
       continue;
+    const sfc_plan_op_t *win = op->map == SFC_MAP_GRAD_DATA ? &v->ops[op->backward_of] : op;
+    if (win->map == SFC_MAP_WINDOW || win->map == SFC_MAP_WINDOW_T) {
+      taps +=
+          ((uint64_t)(uint32_t)win->kernel[0] + (uint32_t)win->kernel[1]) * op_operand_count(op);
+      if (taps > SFC_PLAN_MAX_MAP_TAPS) {
+        st = fail(c,
+                  "step %u: checking the tiles' boxes would walk more than %" PRIu64
+                  " window taps (op %u \"%s\" has a %dx%d window)",
+                  k, SFC_PLAN_MAX_MAP_TAPS, s->op, oname(c, s->op), win->kernel[0], win->kernel[1]);
+        break;
+      }
+    }
     for (uint32_t j = 0; j < op_operand_count(op); j++)
       got[j] = part_of_box(c, &v->boxes[s->box_begin + j]);
     tile_needs(c, s, got, need);

@@ -1223,12 +1223,26 @@ static sfc_status_t check_tile_maps(vctx_t *c) {
   nbox_t *want = have + most + 1;
   uint8_t *set = (uint8_t *)(want + most + 1);
   sfc_status_t st = SFC_OK;
+  uint64_t taps = 0;
   for (uint32_t k = 0; k < v->step_count && st == SFC_OK; k++) {
     const sfc_plan_step_t *s = &v->steps[k];
     const sfc_plan_op_t *o = &v->ops[s->op];
     if (s->segment == NONE || o->map == SFC_MAP_NONE || o->map == SFC_MAP_VIEW)
       continue;
     uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    /* the taps the window maps will walk for this step, at most */
+    const sfc_plan_op_t *w = o->map == SFC_MAP_GRAD_DATA ? &v->ops[o->backward_of] : o;
+    if (w->map == SFC_MAP_WINDOW || w->map == SFC_MAP_WINDOW_T) {
+      taps += ((uint64_t)(uint32_t)w->kernel[0] + (uint32_t)w->kernel[1]) * n;
+      if (taps > SFC_PLAN_MAX_MAP_TAPS) {
+        st = sfc_error_set(c->err, SFC_ERR_LIMIT,
+                           "STEPS[%" PRIu32 "]: checking the tiles' boxes would walk more than "
+                           "%" PRIu64 " window taps (OPS[%" PRIu32 "] has a %" PRId32 "x%" PRId32
+                           " window)",
+                           k, SFC_PLAN_MAX_MAP_TAPS, s->op, w->kernel[0], w->kernel[1]);
+        break;
+      }
+    }
     for (uint32_t j = 0; j < n; j++) {
       have[j] = nbox_of(v, &v->boxes[s->box_begin + j]);
       set[j] = 0;

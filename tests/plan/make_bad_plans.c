@@ -380,6 +380,10 @@ static void i_box_outside(pb_t *b) {
 static void i_tiles_overlap(pb_t *b) {
   pb_box_at(b, 3)->hi[2] = 5;
 }
+/* 58's limit: conv_c's window 3 x 2^30 would have the checkers walk 2^30 taps per box */
+static void b_window_taps(pb_t *b) {
+  pb_op_at(b, 2)->kernel[1] = 1 << 30;
+}
 /* 57: conv_c's window with stride 0 */
 static void i_op_map_window(pb_t *b) {
   pb_op_at(b, 2)->stride[0] = 0;
@@ -519,6 +523,7 @@ int main(int argc, char **argv) {
   /* references (exit 2): 4 is strings_unterminated above */
   built(bad_dir, "alignment_not_pow2", chain3, i_alignment);                         /* 5 */
   built(bad_dir, "tensor_bad_kind", chain3, i_tensor_kind);                          /* 6 */
+  built(bad_dir, "window_taps", pb_example_full, b_window_taps);                     /* 58 */
   built(bad_dir, "op_operand_out_of_range", chain3, i_op_operand);                   /* 7 */
   built(bad_dir, "tensor_out_of_range", chain3, i_tensor_oob);                       /* 8 */
   built(bad_dir, "step_op_out_of_range", chain3, i_step_op);                         /* 9 */

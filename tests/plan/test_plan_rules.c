@@ -30,6 +30,9 @@ static const rule_file_t files[] = {
     {4, "bad_plans/strings_unterminated", "strings: the table must start and end with a NUL byte"},
     {5, "bad_plans/alignment_not_pow2", "header: alignment 48 is not a power of two"},
     {6, "bad_plans/tensor_bad_kind", "tensor 2: kind 9 is not a tensor kind"},
+    {58, "bad_plans/window_taps",
+     "step 2: checking the tiles' boxes would walk more than 134217728 window taps (op 2 "
+     "\"conv_c\" has a 3x1073741824 window)"},
     {7, "bad_plans/op_operand_out_of_range", "op operand 1: tensor 4 does not exist"},
     {8, "bad_plans/tensor_out_of_range", "BLOCKS[1]: tensor 99 does not exist"},
     {9, "bad_plans/step_op_out_of_range", "step 1: op 7 does not exist"},

@@ -66,6 +66,11 @@ extern "C" {
 #define SFC_PLAN_MAX_RECORD_BYTES  4096u
 #define SFC_PLAN_MAX_STRINGS_BYTES (UINT64_C(1) << 30)
 #define SFC_PLAN_MAX_ARENA_BYTES   (UINT64_C(1) << 50) /* 1 PiB */
+/* Invariant 58 walks each window's taps per tile step operand: a plan whose steps add up
+ * to more taps (kernel rows plus columns, per operand) is refused with SFC_ERR_LIMIT
+ * before the walk, so a hostile kernel cannot stall the loader. VGG-16 at 20480² in 361
+ * tiles needs about 2^17. */
+#define SFC_PLAN_MAX_MAP_TAPS (UINT64_C(1) << 27)
 
 /* ---- enumerations shared with the compiler's IR ------------------------------ */
 

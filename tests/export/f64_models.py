@@ -27,3 +27,7 @@ def updown(batch=2, image_size=32):
 
 def catup(batch=2, image_size=32):
     return _f64(models.tiny_catup, batch, image_size)
+
+
+def smooth(batch=2, image_size=32):
+    return _f64(models.tiny_smooth, batch, image_size)

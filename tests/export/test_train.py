@@ -188,21 +188,25 @@ TILED = [  # model (float64: tests/export/f64_models.py), batch, image size, bud
     ("f64_models:fcn", 2, 32, (2 << 20, 1200 << 10)),
     ("f64_models:updown", 2, 64, (6 << 20, 4 << 20)),
     ("f64_models:catup", 2, 64, (14 << 20, 12 << 20)),
+    ("f64_models:smooth", 2, 64, (20 << 20, 12 << 20)),
 ]
 # tile ops each model's plans must run (so each path of the tile executor is exercised)
 TILED_OPS = {"fcn": {"convolution", "convolution_backward", "max_pool2d_with_indices",
                      "max_pool2d_with_indices_backward", "add", "threshold_backward"},
              "updown": {"convolution", "convolution_backward"},
-             "catup": {"cat", "upsample_nearest2d", "upsample_nearest2d_backward"}}
+             "catup": {"cat", "upsample_nearest2d", "upsample_nearest2d_backward"},
+             "smooth": {"avg_pool2d", "avg_pool2d_backward", "upsample_bilinear2d",
+                        "upsample_bilinear2d_backward"}}
 
 
 def tiled(d):
     """Tiled plans (issue 14 item 3: a tile's op on its boxes with the zeros to supply):
     tiny-fcn (dilated, strided, residual, max-pooling), tiny-updown (transposed
-    convolutions, a skip) and tiny-catup (nearest up-sampling, a skip joined by cat), none
-    with batch norm, in float64, compiled with tiling on, both halo modes, at two
-    budgets, three iterations against eager PyTorch within 1e-9 (tiles reorder a weight
-    gradient's sum: float32 would differ by rounding, which float64 keeps near 1e-15)."""
+    convolutions, a skip), tiny-catup (nearest up-sampling, a skip joined by cat) and
+    tiny-smooth (average pooling, bilinear up-sampling), none with batch norm, in
+    float64, compiled with tiling on, both halo modes, at two budgets, three iterations
+    against eager PyTorch within 1e-9 (tiles reorder a weight gradient's sum: float32
+    would differ by rounding, which float64 keeps near 1e-15)."""
     for model, batch, size, budgets in TILED:
         tiled_model(d, model, batch, size, budgets)
 

@@ -22,6 +22,7 @@ same contract (see docs/exporter.md).
              max-pooling) whose spatial part the FT tiler can tile: sfc-train's tiled plans.
   tiny-updown  the same kind with transposed convolutions (a U-Net's way up, a skip).
   tiny-catup   the same kind with nearest up-sampling and a skip joined by cat.
+  tiny-smooth  tiny-catup with average pooling and bilinear up-sampling.
   darknet19  DarkNet-19, the YOLO9000 classification backbone (Redmon & Farhadi 2017,
              "YOLO9000: Better, Faster, Stronger", Table 6): 18 convolutions (3x3, and
              1x1 halving the channels between them), each with batch norm and leaky
@@ -281,10 +282,11 @@ def tiny_updown(batch=2, image_size=32):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
-def tiny_catup(batch=2, image_size=32):
+def tiny_catup(batch=2, image_size=32, smooth=False):
     """A U-Net's skip by concatenation with nearest up-sampling, no batch norm: 3x3
     convolution and ReLU, max-pooling, a 3x3 convolution, nearest up-sampling x2, cat
-    with the skip, a 3x3 convolution, global pooling and a linear classifier."""
+    with the skip, a 3x3 convolution, global pooling and a linear classifier. smooth:
+    average pooling (3x3, stride 2, padding 1) and bilinear up-sampling instead."""
 
     class CatUp(nn.Module):
         def __init__(self):
@@ -296,8 +298,14 @@ def tiny_catup(batch=2, image_size=32):
 
         def forward(self, x):
             a = torch.relu(self.c1(x))
-            b = torch.relu(self.c2(nn.functional.max_pool2d(a, 2)))
-            u = nn.functional.interpolate(b, scale_factor=2, mode="nearest")
+            if smooth:
+                p = nn.functional.avg_pool2d(a, 3, stride=2, padding=1)
+            else:
+                p = nn.functional.max_pool2d(a, 2)
+            b = torch.relu(self.c2(p))
+            u = nn.functional.interpolate(b, scale_factor=2, mode="bilinear",
+                                          align_corners=False) if smooth else \
+                nn.functional.interpolate(b, scale_factor=2, mode="nearest")
             c = torch.relu(self.c3(torch.cat([a, u], dim=1)))
             return self.head(nn.functional.adaptive_avg_pool2d(c, 1).flatten(1))
 
@@ -307,7 +315,12 @@ def tiny_catup(batch=2, image_size=32):
     return m, ((x,), y), nn.functional.cross_entropy
 
 
+def tiny_smooth(batch=2, image_size=32):
+    """tiny-catup with average pooling and bilinear up-sampling."""
+    return tiny_catup(batch, image_size, smooth=True)
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
            "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn,
-           "tiny-updown": tiny_updown, "tiny-catup": tiny_catup}
+           "tiny-updown": tiny_updown, "tiny-catup": tiny_catup, "tiny-smooth": tiny_smooth}

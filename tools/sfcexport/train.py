@@ -428,7 +428,9 @@ def build(spec, batch, image_size, seq_len, optimizer, seed):
 # a tiled CNN is made of (TILE_OPS); any other op in a tile is an error naming it.
 TILE_OPS = ("convolution", "convolution_backward", "relu", "relu_", "threshold_backward",
             "add", "add_", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
-            "detach", "cat", "upsample_nearest2d", "upsample_nearest2d_backward")
+            "detach", "cat", "upsample_nearest2d", "upsample_nearest2d_backward",
+            "upsample_bilinear2d", "upsample_bilinear2d_backward", "avg_pool2d",
+            "avg_pool2d_backward")
 
 
 class _Operand:
@@ -780,6 +782,60 @@ def run_tile(ex, step, po, go, call, check_op=None):
             src = [o * n_in[a2] // n_out[a2] - xb.lo[a2] for o in range(ob.lo[a2], ob.hi[a2])]
             x = x.index_select(a2, torch.tensor(src, dtype=torch.long, device=x.device))
         store(0, x)
+    elif name in ("upsample_bilinear2d", "upsample_bilinear2d_backward"):
+        # align_corners false: output o reads i0 = floor(src) and the next row, src =
+        # max(0, (o + 1/2) * scale - 1/2), weights 1 - frac, frac (PyTorch's); each axis
+        # in turn, on the input's box (backward: added into the input gradient's box)
+        bwd = name.endswith("_backward")
+        jd = arg(0)
+        box_in = _out_box(0) if bwd else opnds[jd].box  # the input's side
+        box_out = opnds[jd].box if bwd else _out_box(0)
+        n_in = list(a[2]) if bwd else opnds[jd].shape
+        n_out = opnds[jd].shape if bwd else opnds[ni].shape
+        if opt(3 if bwd else 2, "align_corners", False):
+            raise TrainError(f"{where}: align_corners bilinear up-sampling on a tile")
+        scales = opt(4 if bwd else 3, "scale_factors", None)
+        v = view(jd)
+        for k2, a2 in enumerate((2, 3)):
+            scale = (1.0 / scales[k2]) if scales else n_in[a2] / n_out[a2]
+            o = torch.arange(box_out.lo[a2], box_out.hi[a2], dtype=torch.float64)
+            src = torch.clamp((o + 0.5) * scale - 0.5, min=0.0)
+            i0 = src.floor().long()
+            lam1 = (src - i0.double()).to(v.dtype)
+            i1 = torch.where(i0 < n_in[a2] - 1, i0 + 1, i0)
+            shape = [1, 1, 1, 1]
+            shape[a2] = -1
+            lam1, lam0 = lam1.reshape(shape), (1 - lam1).reshape(shape)
+            if not bwd:
+                v = v.index_select(a2, i0 - box_in.lo[a2]) * lam0 + \
+                    v.index_select(a2, i1 - box_in.lo[a2]) * lam1
+                continue
+            size = list(v.shape)
+            size[a2] = box_in.hi[a2] - box_in.lo[a2]
+            acc = torch.zeros(size, dtype=v.dtype, device=v.device)
+            for idx, lam in ((i0, lam0), (i1, lam1)):
+                loc = idx - box_in.lo[a2]
+                keep = (loc >= 0) & (loc < size[a2])  # seed: only the box's own inputs
+                acc.index_add_(a2, loc[keep], (v * lam).index_select(a2, keep.nonzero()[:, 0]))
+            v = acc
+        store(0, v)
+    elif name == "avg_pool2d":
+        jx = arg(0)
+        if opt(4, "ceil_mode", False) or not opt(5, "count_include_pad", True):
+            raise TrainError(f"{where}: ceil_mode or count_include_pad false pooling on a tile")
+        store(0, torch.ops.aten.avg_pool2d.default(
+            _padded(view(jx), opnds[jx].box), a[1], opt(2, "stride", []), [0, 0], False, True,
+            opt(6, "divisor_override", None)))
+    elif name == "avg_pool2d_backward":
+        jd, jx = arg(0), arg(1)
+        if a[5] or not a[6]:
+            raise TrainError(f"{where}: ceil_mode or count_include_pad false pooling on a tile")
+        stride = a[3] if a[3] else a[2]
+        reach = _Reach(opnds[jd].box, a[2], stride, a[4], [1, 1])
+        gi = torch.ops.aten.avg_pool2d_backward.default(
+            view(jd), _on_reach(view(jx), opnds[jx].box, reach), a[2], stride, [0, 0], False,
+            True, a[7])
+        store(0, _from_reach(gi, reach, _out_box(0)))
     elif name == "upsample_nearest2d_backward":
         # each output gradient added to the input it read, inside the input's box
         jd = arg(0)

@@ -521,7 +521,8 @@ def _two(v):
 
 
 class _Reach:
-    """What a window's outputs on box d read, per axis (N, C, H, W) [lo, hi): on H and W
+    """What a window's outputs on box d read (or what a transposed window's inputs on box
+    d feed: the same rows i*s - p + j*d), per axis (N, C, H, W) [lo, hi): on H and W
     possibly beyond the tensor (the window's padding); no zeros around it."""
 
     def __init__(self, d, kernel, stride, padding, dilation):
@@ -530,19 +531,6 @@ class _Reach:
         for a in range(2):
             self.lo[2 + a] = d.lo[2 + a] * s[a] - p[a]
             self.hi[2 + a] = (d.hi[2 + a] - 1) * s[a] - p[a] + (k[a] - 1) * dl[a] + 1
-        self.pad_lo = self.pad_hi = [0, 0, 0, 0]
-
-
-class _ReachT(_Reach):
-    """What a transposed window's inputs on box xb feed, per axis: outputs
-    i*s - p + j*d for i in the box."""
-
-    def __init__(self, xb, kernel, stride, padding, dilation):
-        k, s, p, dl = _two(kernel), _two(stride), _two(padding), _two(dilation)
-        self.lo, self.hi = [xb.lo[0], 0, 0, 0], [xb.hi[0], 0, 0, 0]
-        for a in range(2):
-            self.lo[2 + a] = xb.lo[2 + a] * s[a] - p[a]
-            self.hi[2 + a] = (xb.hi[2 + a] - 1) * s[a] - p[a] + (k[a] - 1) * dl[a] + 1
         self.pad_lo = self.pad_hi = [0, 0, 0, 0]
 
 
@@ -635,6 +623,16 @@ def run_tile(ex, step, po, go, call, check_op=None):
         else:
             dst.add_(value)
 
+    def computed(output_mask):
+        """The recorded output_mask, less the results whose box is empty (the step does
+        not compute them)."""
+        mask = list(output_mask)
+        for k in range(len(mask)):
+            box = _out_box(k) if k < len(results) else None
+            if box is not None and _empty(box):
+                mask[k] = False
+        return mask
+
     def opt(k, key, default):
         """Argument k of the call, given positionally, by name, or its default."""
         return call["args"][k] if len(call["args"]) > k else call["kwargs"].get(key, default)
@@ -661,7 +659,7 @@ def run_tile(ex, step, po, go, call, check_op=None):
         bias = view(arg(2)) if _is_tensor_rec(a[2]) else None
         y = torch.ops.aten.convolution.default(view(jx), view(arg(1)), bias, a[3], [0, 0], a[5],
                                                True, [0, 0], a[8])
-        r = _ReachT(xb, view(arg(1)).shape[2:], a[3], a[4], a[5])
+        r = _Reach(xb, view(arg(1)).shape[2:], a[3], a[4], a[5])
         store(0, _from_reach(y, r, ob))
     elif name == "convolution":
         x, jx = view(arg(0)), arg(0)
@@ -676,13 +674,8 @@ def run_tile(ex, step, po, go, call, check_op=None):
         # weight's (the tile's part only)
         jd, jx = arg(0), arg(1)
         w = view(arg(2))
-        r = _ReachT(opnds[jx].box, w.shape[2:], a[4], a[5], a[6])
-        mask = list(a[10])
-        for k in range(3):
-            rec = results[k] if k < len(results) else None
-            if _is_tensor_rec(rec) and rec["tensor"] in out_of and \
-                    _empty(opnds[out_of[rec["tensor"]]].box):
-                mask[k] = False
+        r = _Reach(opnds[jx].box, w.shape[2:], a[4], a[5], a[6])
+        mask = computed(a[10])
         gi, gw, gb = torch.ops.aten.convolution_backward.default(
             _on_reach(view(jd), opnds[jd].box, r), view(jx), w, a[3], a[4], [0, 0], a[6], True,
             [0, 0], a[9], mask)
@@ -695,12 +688,7 @@ def run_tile(ex, step, po, go, call, check_op=None):
     elif name == "convolution_backward":
         jd, jx = arg(0), arg(1)
         gout, w = view(jd), view(arg(2))
-        mask = list(a[10])
-        for k in range(3):  # a result whose box is empty is not computed by this step
-            rec = results[k] if k < len(results) else None
-            if _is_tensor_rec(rec) and rec["tensor"] in out_of and \
-                    _empty(opnds[out_of[rec["tensor"]]].box):
-                mask[k] = False
+        mask = computed(a[10])
         db = opnds[jd].box
         reach = _Reach(db, w.shape[2:], a[4], a[5], a[6])
         gi, gw, gb = torch.ops.aten.convolution_backward.default(
@@ -944,8 +932,7 @@ class Executor:
         # aliases): the aliases of one iteration reused by the next (cache_steps=False:
         # made anew at every step)
         self.step_cache = {}
-        self.tiled_steps = 0  # tile steps run (run_tile)
-        self.tiled_ops = {}  # op type -> tile steps run
+        self.tiled_ops = {}  # op type -> tile steps run (run_tile)
         self.cache_steps = cache_steps
         self.out_fallbacks = set()  # out= overloads that failed once (no kernel here)
         self.step_us = []
@@ -1165,7 +1152,6 @@ class Executor:
         self.mem.sync(step)
         po = self.tab.ops[step.op]
         go = self.gops[po.graph_id]
-        self.tiled_steps += 1
         self.tiled_ops[step.type] = self.tiled_ops.get(step.type, 0) + 1
         with torch.no_grad():
             written = run_tile(self, step, po, go, go["call"])
@@ -1475,7 +1461,7 @@ def run(args, log):
         "checked": bool(args.check), "tolerance": tolerance,
         "max_relative_difference": cmp.max_rel, "iterations_run": len(losses),
         **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks),
-        "tiled_steps": ex.tiled_steps, "tiled_ops": ex.tiled_ops})
+        "tiled_steps": sum(ex.tiled_ops.values()), "tiled_ops": ex.tiled_ops})
     ex.session.close()
     problems = mem.problems()
     if problems:

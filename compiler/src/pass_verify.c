@@ -861,27 +861,20 @@ static part4_t through(const sfc_plan_op_t *f, const sfc_plan_tensor_t *x,
     uint32_t d = 2 + a;
     int64_t first = p->lo[d], last = p->hi[d] - 1, lo = 0, hi = -1;
     bool ok;
-    if (f->map == SFC_MAP_WINDOW) {
-      sfc_map_window_t w = {.n_in = x->shape[d],
-                            .n_out = y->shape[d],
+    if (f->map == SFC_MAP_WINDOW || f->map == SFC_MAP_WINDOW_T) {
+      /* transposed: y's element o gets x's i when o = i*s - p + j*d, a convolution from
+       * y to x, so the lengths and the two maps exchange (and no zeros are read) */
+      bool t = f->map == SFC_MAP_WINDOW_T;
+      sfc_map_window_t w = {.n_in = (t ? y : x)->shape[d],
+                            .n_out = (t ? x : y)->shape[d],
                             .k = f->kernel[a],
                             .s = f->stride[a],
                             .p = f->padding[a],
                             .d = f->dilation[a]};
-      ok = backward ? sfc_map_window_out(&w, first, last, &lo, &hi)
-                    : sfc_map_window_in(&w, first, last, &lo, &hi);
-      if (ok && !backward)
+      ok = backward != t ? sfc_map_window_out(&w, first, last, &lo, &hi)
+                         : sfc_map_window_in(&w, first, last, &lo, &hi);
+      if (ok && !backward && !t)
         sfc_map_window_pads(&w, first, last + 1, lo, hi + 1, &r.zl[d], &r.zh[d]);
-    } else if (f->map == SFC_MAP_WINDOW_T) {
-      /* y's element o gets x's i when o = i*s - p + j*d: a convolution from y to x */
-      sfc_map_window_t w = {.n_in = y->shape[d],
-                            .n_out = x->shape[d],
-                            .k = f->kernel[a],
-                            .s = f->stride[a],
-                            .p = f->padding[a],
-                            .d = f->dilation[a]};
-      ok = backward ? sfc_map_window_in(&w, first, last, &lo, &hi)
-                    : sfc_map_window_out(&w, first, last, &lo, &hi);
     } else if (f->map == SFC_MAP_NEAREST) {
       ok = backward ? sfc_map_nearest_out(x->shape[d], y->shape[d], first, last, &lo, &hi)
                     : sfc_map_nearest_in(x->shape[d], y->shape[d], first, last, &lo, &hi);

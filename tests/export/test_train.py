@@ -10,6 +10,9 @@ that budget plus 3 %), verify every plan with `sfc verify`, then run three itera
 state and the same random-number state, and every op's results, the loss, each
 parameter's gradient, the optimizer state and the updated parameters must be equal bit
 for bit (sfc-train exits 1 at the first difference). The budgeted plans must really swap.
+Every iteration after the first trains on a new batch (`--data new`, the default; the
+batch's homes rewritten between iterations); the first model also runs with `--data
+fixed`, whose later losses must differ.
 
 Models (`models`): tiny-cnn (batch norm, in-place ReLU; in core only: one step of its
 backward holds nearly its whole peak), tiny-transformer (dropout: random numbers),
@@ -155,6 +158,17 @@ def models(d, which=MODELS):
                 check(r2["ops_out_variant"] == 0 and r2["losses"] == r["losses"],
                       f"{model} --no-out: {r2['ops_out_variant']} out= ops, losses "
                       f"{r2['losses']} vs {r['losses']}")
+            # every iteration after the first trains on a new batch (--data new, the
+            # default; eager PyTorch gets the same ones); --data fixed keeps the first:
+            # the first losses agree, the later ones must not
+            check(r["data"] == "new", f"{model}: data {r['data']}, not new")
+            if model == which[0][0]:
+                r3 = trained(g, f"{model}.plan", d, f"{model} --data fixed", ["--data", "fixed"])
+                if r3:
+                    check(r3["losses"][0] == r["losses"][0] and
+                          all(a != b for a, b in zip(r3["losses"][1:], r["losses"][1:])),
+                          f"{model}: losses with new batches {r['losses']}, with the first "
+                          f"batch again {r3['losses']}")
             print(f"{model} b{batch}: in core, {r['steps']} steps/iteration x 3, "
                   f"{r['ops_checked']} op results compared: bitwise; results of "
                   f"{r['ops_out_variant']} ops written by out= overloads, {r['ops_copied']} "

@@ -412,7 +412,45 @@ def build(spec, batch, image_size, seq_len, optimizer, seed):
         raise TrainError(f"cannot build '{spec}': {exporter._one_line(e)}") from e
     opt = exporter.make_optimizer(model, optimizer)
     exporter._iteration(model, *example, loss_fn, opt)  # warm-up, as sfc-export
-    return model, opt, example, loss_fn
+    return model, opt, example, loss_fn, make
+
+
+def next_batch(make, batch, seed, it):
+    """The batch of iteration `it` (>= 1) under `--data new`: the model's builder called
+    again with the seed (seed, it), on a forked random-number generator so that the
+    training's own random numbers (dropout, the plan run's and eager PyTorch's alike) do
+    not move. Returns its example (inputs, target) on the CPU."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed((seed * 1000003 + it) & 0x7FFFFFFFFFFFFFFF)
+        try:
+            _model, example, _loss = make(batch)
+        except exporter.ExportError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's builder failed: one clear line
+            raise TrainError(f"cannot build the batch of iteration {it}: "
+                             f"{exporter._one_line(e)}") from e
+    return example
+
+
+def batch_tensors(example):
+    """The tensors of an example (inputs, target), in the order the recorder declares them."""
+    inputs, target = example
+    return [t for t in inputs if isinstance(t, torch.Tensor)] + \
+        [t for t in tree_flatten(target)[0] if isinstance(t, torch.Tensor)]
+
+
+def copy_batch(dst, src, it):
+    """Writes example src into example dst's tensors in place (so every reference to
+    them, the executor's state included, sees the new batch); the two must have the
+    same tensors, shapes and dtypes."""
+    a, b = batch_tensors(dst), batch_tensors(src)
+    if len(a) != len(b) or any(x.shape != y.shape or x.dtype != y.dtype for x, y in zip(a, b)):
+        desc = lambda ts: [f"{tuple(t.shape)} {t.dtype}" for t in ts]  # noqa: E731
+        raise TrainError(f"the batch of iteration {it} is not shaped like the first one: "
+                         f"{desc(b)} against {desc(a)}")
+    with torch.no_grad():
+        for x, y in zip(a, b):
+            x.copy_(y)
 
 
 # --------------------------------------------------------------------------- eager
@@ -978,12 +1016,13 @@ class Executor:
                                  f"model made from Python data; the executor cannot replay "
                                  f"it")
 
-    def _fill_homes(self):
+    def _fill_homes(self, only=None):
         """Every persistent tensor starts in its home (the device arena, or pinned host
         memory when the plan moves it off the device between uses): the model's values
-        are written there before the first iteration, as any framework does."""
+        are written there before the first iteration, as any framework does (only: these
+        graph tensor ids alone)."""
         for pt in self.tab.tensors:
-            if pt.graph_id not in self.state:
+            if pt.graph_id not in self.state or (only is not None and pt.graph_id not in only):
                 continue
             try:
                 addr, where = self.session.home(pt.index)
@@ -996,6 +1035,14 @@ class Executor:
                 ctypes.memmove(addr, untyped(value.detach().cpu()).data_ptr(), pt.bytes)
             else:
                 self.mem.copy(addr, untyped(value).data_ptr(), pt.bytes)
+
+    def feed(self, example, it):
+        """A new batch between iterations: written into the batch tensors in place and
+        into their homes, where the plan's next iteration reads it (a framework's data
+        loader writing into the bound input tensors)."""
+        copy_batch(self.example, example, it)
+        ids = {id(t) for t in batch_tensors(self.example)}
+        self._fill_homes({tid for tid, t in self.state.items() if id(t) in ids})
 
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):
@@ -1363,10 +1410,11 @@ def prepare(args):
         raise TrainError(f"plan: {e}") from e
     except OSError as e:
         raise TrainError(f"cannot load libsfcrt: {e}") from e
-    model, opt, example, loss_fn = build(args.model, batch, args.image_size, args.seq_len,
-                                         optimizer, args.seed)
+    model, opt, example, loss_fn, make = build(args.model, batch, args.image_size,
+                                               args.seq_len, optimizer, args.seed)
     if mem.device.type != "cpu":
         example = to_device(model, opt, example, mem.device)
+    args.make_batch = make
     return graph, plan, model, opt, example, loss_fn, batch, device, mem, sopts
 
 
@@ -1381,9 +1429,15 @@ def run(args, log):
                   use_out=not getattr(args, "no_out", False))
     losses = []
     report = {"iterations": [], "ops_checked": 0}
+    new_data = getattr(args, "data", "new") == "new"
     for it in range(args.iterations):
         check_op = None
         cmp.iteration_max = 0.0
+        if new_data and it > 0:  # a new batch, as training does; the same one for eager
+            fresh = next_batch(args.make_batch, batch, args.seed, it)
+            ex.feed(fresh, it)
+            if eager is not None:
+                copy_batch(eager[2], fresh, it)
         if eager is not None:
             rng = _rng_state(on_gpu)
             rec, eloss, egrads, grad_ids = eager_iteration(*eager, loss_fn)
@@ -1452,6 +1506,7 @@ def run(args, log):
     us = sorted(ex.step_us)
     report.update({
         "model": args.model, "batch": batch, "plan": args.plan, "losses": losses,
+        "data": "new" if new_data else "fixed",
         "device": mem.name, "cuda_mode": sopts.get("cuda_mode"),
         "steps": ex.steps, "swaps_in": st.swaps_in, "swaps_out": st.swaps_out,
         "bytes_swapped_in": st.bytes_swapped_in, "bytes_swapped_out": st.bytes_swapped_out,

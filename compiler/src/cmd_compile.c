@@ -150,6 +150,7 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
                  ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0);
   ok = ok && cJSON_AddStringToObject(o, "packer", ir->packer_name ? ir->packer_name : "");
   ok = ok && cJSON_AddBoolToObject(o, "packing_optimal", ir->packing_optimal);
+  ok = ok && cJSON_AddBoolToObject(o, "packing_reproducible", !ir->pack_wall_stopped);
   ok = ok && cJSON_AddBoolToObject(o, "fits_budget", ir->fits_budget);
   ok = ok && cJSON_AddStringToObject(o, "policy", sfc_sched_policy_name(cfg->scheduler.policy));
   ok = ok && cJSON_AddNumberToObject(o, "swaps", ir->n_swaps);

@@ -262,6 +262,8 @@ typedef struct sfc_ir {
   uint64_t host_arena_bytes; /* pinned host staging arena: peak of its packing */
   const char *packer_name;   /* algorithm that produced the packing */
   bool packing_optimal;      /* the packer proved arena_bytes optimal */
+  bool pack_wall_stopped;    /* some packing of this compile was stopped by the wall-clock
+                                backstop (pack_clock.h): the plan may differ elsewhere */
   double pack_seconds;
 
   /* plan pass: the view emit writes and verify checks */

@@ -10,7 +10,8 @@
  *
  * Reads: blocks, config packer section, alignment, budgets. Writes: blocks' offset,
  * arena_bytes, host_arena_bytes, packer_name, packing_optimal, pack_seconds,
- * fits_budget.
+ * pack_wall_stopped, fits_budget. The packers' time limit (packer.time_limit) is on
+ * their work clock (pack_clock.h), so the offsets depend on the inputs alone.
  */
 #include <string.h>
 
@@ -70,6 +71,7 @@ static sfc_status_t pack_arena(sfc_ir_t *ir, sfc_arena_t arena, sfc_error_t *err
   if (device || !ir->packer_name)
     ir->packer_name = res.algorithm;
   ir->packing_optimal = ir->packing_optimal && res.optimal;
+  ir->pack_wall_stopped = ir->pack_wall_stopped || res.wall_stopped; /* sticky: any round */
   ir->pack_seconds += res.seconds;
   return SFC_OK;
 }

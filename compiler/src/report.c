@@ -98,6 +98,11 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
   fprintf(out, "  %-18s %12.4f  (%s%s)\n", "arena/lower bound",
           ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0,
           ir->packer_name ? ir->packer_name : "?", ir->packing_optimal ? ", optimal" : "");
+  if (ir->pack_wall_stopped)
+    fprintf(out,
+            "  %-18s the wall clock stopped the packer (4 x packer.time_limit + 1 s):\n"
+            "  %-18s this plan may differ on another machine or under another load\n",
+            "note", "");
   if (ir->arena_bytes <= cfg->budget_bytes) {
     fprintf(out, "  %-18s %12s  fits\n", "budget", sfc_format_size(cfg->budget_bytes, h, sizeof h));
   } else {

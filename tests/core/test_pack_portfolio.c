@@ -16,10 +16,14 @@
  * bound; ~9 s on a quiet 2-core machine) is measured by tools/bench-pack and only
  * printed here. Skipped under sanitizers (20 s of instrumented restarts buy no
  * coverage the 20,000-block test below lacks). */
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "pack.h"
+#include "pack_clock.h"
 #include "pack_csv.h"
 #include "svg.h"
 
@@ -172,6 +176,18 @@ static void test_s1(void) {
 #endif
 }
 
+/* n blocks over 20,000 steps, mostly short-lived, one in 50 up to the whole span:
+ * one part too large for the exact search (always the same blocks). */
+static void large_mix(sfc_pack_block_t *b, int n) {
+  rng = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < n; i++) {
+    int64_t s = (int64_t)(next_rand() % 20000);
+    int64_t len = next_rand() % 50 == 0 ? 1 + (int64_t)(next_rand() % 20000)
+                                        : 1 + (int64_t)(next_rand() % 40);
+    b[i] = (sfc_pack_block_t){.size = 1 + next_rand() % 100000, .start = s, .end = s + len};
+  }
+}
+
 /* auto on a part too large for the exact search (the same 20,000-block mix, 1 s):
  * the re-pack chains, mirror-compaction and randomised restarts run (verbose
  * output shows them); every packing is verified inside sfc_pack_run, and auto
@@ -179,13 +195,7 @@ static void test_s1(void) {
 static void test_auto_large(void) {
   enum { N = 20000 };
   static sfc_pack_block_t b[N];
-  rng = 0x9E3779B97F4A7C15ull;
-  for (int i = 0; i < N; i++) {
-    int64_t s = (int64_t)(next_rand() % 20000);
-    int64_t len = next_rand() % 50 == 0 ? 1 + (int64_t)(next_rand() % 20000)
-                                        : 1 + (int64_t)(next_rand() % 40);
-    b[i] = (sfc_pack_block_t){.size = 1 + next_rand() % 100000, .start = s, .end = s + len};
-  }
+  large_mix(b, N);
   sfc_pack_problem_t p = {.blocks = b, .count = N, .alignment = 1};
   sfc_pack_result_t bf, r;
   sfc_error_t err = {0};
@@ -196,6 +206,95 @@ static void test_auto_large(void) {
           ratio(&r), r.algorithm);
   CHECK(r.peak >= r.lower_bound);
   CHECK(r.peak <= bf.peak);
+}
+
+/* Two processes that spin until killed: load for the machine the test runs on. */
+static void spinners(pid_t pid[2]) {
+  for (int k = 0; k < 2; k++)
+    if ((pid[k] = fork()) == 0)
+      for (;;) {
+      }
+}
+
+static void stop(const pid_t pid[2]) {
+  for (int k = 0; k < 2; k++)
+    if (pid[k] > 0) {
+      kill(pid[k], SIGKILL);
+      waitpid(pid[k], NULL, 0);
+    }
+}
+
+/* Runs `algorithm` on p twice, the second time with two spinning processes beside it,
+ * and checks the packing is the same: on the work clock (pack_clock.h) the time limit
+ * counts modelled work, not seconds, so the load changes how long a run takes, never
+ * what it finds. Unless the wall-clock backstop stopped either run (reported as
+ * wall_stopped; possible in a sanitizer build on a loaded machine): then the
+ * comparison is skipped, and said. Also: a run never charges more than its limit plus
+ * one run of best-fit (a run starts only when its modelled cost fits). */
+static void check_reproducible(const char *algorithm, sfc_pack_problem_t *p, double limit_s,
+                               bool minimize) {
+  size_t n = p->count;
+  uint64_t *first = malloc(n * sizeof *first);
+  CHECK(first != NULL);
+  if (!first)
+    return;
+  sfc_pack_options_t opt = {.time_limit_s = limit_s, .mip_max_blocks = 30, .minimize = minimize};
+  sfc_pack_result_t r1, r2;
+  sfc_error_t err = {0};
+  for (size_t i = 0; i < n; i++) /* no incumbent (pack.h: the exact packers start from */
+    p->blocks[i].offset = 0;     /* the caller's offsets when they verify) */
+  CHECK_OK(sfc_pack_run(algorithm, p, &opt, &r1, &err), err);
+  for (size_t i = 0; i < n; i++) {
+    first[i] = p->blocks[i].offset;
+    p->blocks[i].offset = 0;
+  }
+  pid_t pid[2];
+  spinners(pid);
+  CHECK_OK(sfc_pack_run(algorithm, p, &opt, &r2, &err), err);
+  stop(pid);
+  CHECK(r1.work_s > 0 && r1.work_s <= limit_s + sfc_pack_cost_best_fit(n));
+  if (r1.wall_stopped || r2.wall_stopped) {
+    fprintf(stderr,
+            "%s: the wall-clock backstop stopped a run (%.2f s, %.2f s wall): not "
+            "compared\n",
+            algorithm, r1.seconds, r2.seconds);
+  } else {
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+      same += p->blocks[i].offset == first[i];
+    CHECK_EQ_U64(same, n);
+    CHECK_EQ_U64(r1.peak, r2.peak);
+    CHECK(r1.work_s == r2.work_s);
+    fprintf(stderr,
+            "%s: %zu blocks, the same packing (peak %.6f x lower bound, %.3f s of "
+            "work) in %.2f s and, loaded, %.2f s wall\n",
+            algorithm, n, ratio(&r1), r1.work_s, r1.seconds, r2.seconds);
+  }
+  free(first);
+}
+
+/* auto on the 20,000-block mix of test_auto_large, 0.5 s of work: the re-pack chains,
+ * mirror-compaction and the randomised restarts all stop by the work clock. */
+static void test_auto_reproducible(void) {
+  enum { N = 20000 };
+  static sfc_pack_block_t b[N];
+  large_mix(b, N);
+  sfc_pack_problem_t p = {.blocks = b, .count = N, .alignment = 1};
+  check_reproducible("auto", &p, 0.5, false);
+}
+
+/* The exact search on minimalloc's challenging instance A (154 buffers), minimising
+ * for 0.3 s of work: it stops in its bisection (the lower bound 1,048,576 is found
+ * after about 0.6 s), whose slices are on the work clock too. */
+static void test_search_reproducible(void) {
+  if (!sfc_packer_find("search"))
+    return;
+  sfc_pack_csv_t csv;
+  if (!load("../minimalloc/challenging/A.1048576.csv", &csv))
+    return;
+  sfc_pack_problem_t p = {.blocks = csv.blocks, .count = csv.count, .alignment = 1};
+  check_reproducible("search", &p, 0.3, true);
+  sfc_pack_csv_free(&csv);
 }
 
 /* The SVG has one rect of class "b" per block, the two lines, an escaped title,
@@ -242,6 +341,8 @@ int main(int argc, char **argv) {
   RUN(test_mobilenet);
   RUN(test_bestfit_large);
   RUN(test_auto_large);
+  RUN(test_auto_reproducible);
+  RUN(test_search_reproducible);
   RUN(test_svg);
   int rc = check_summary();
   return rc ? rc : skipped ? 77 : 0;

@@ -42,7 +42,10 @@ typedef struct sfc_pack_problem {
 } sfc_pack_problem_t;
 
 typedef struct sfc_pack_options {
-  double time_limit_s;     /* for exact and anytime packers; <= 0: their default */
+  double time_limit_s;     /* for exact and anytime packers; <= 0: their default. Measured
+                              on the work clock (pack_clock.h: the modelled cost of the work
+                              done, so the result depends on the input alone) unless
+                              wall_clock is set */
   uint64_t work_limit;     /* "mip"/"search": stop after this many branch-and-bound or search
                               nodes (0: no limit). Unlike the time limit, the result then
                               depends on the input alone: tests use it with a time limit
@@ -52,6 +55,8 @@ typedef struct sfc_pack_options {
   bool minimize;           /* "mip"/"search": keep lowering the peak below capacity (see below) */
   bool fit_is_enough;      /* "auto": a peak within the capacity is done (a scheduled plan:
                               the schedule aimed at the budget, a lower arena buys nothing) */
+  bool wall_clock;         /* measure time_limit_s on the wall clock (benchmarks); the
+                              result then depends on the machine's speed and load */
 } sfc_pack_options_t;
 
 typedef struct sfc_pack_result {
@@ -61,6 +66,10 @@ typedef struct sfc_pack_result {
   uint64_t best_bound;   /* proven: no packing has a smaller peak; >= lower_bound, == peak
                             when optimal; peak - best_bound is the remaining gap */
   double seconds;        /* wall time */
+  double work_s;         /* the anytime packers: the work clock's reading at the end
+                            (modelled seconds; pack_clock.h), 0 for the others */
+  bool wall_stopped;     /* work clock: the wall-clock backstop stopped the packer (its
+                            result may depend on this machine's speed and load) */
   const char *algorithm; /* name of the packer that produced the offsets */
 } sfc_pack_result_t;
 

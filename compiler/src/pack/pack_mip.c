@@ -16,7 +16,10 @@
  * is a multiple of g. Identical blocks (same size and lifetime) get z_ij = 0 fixed:
  * swapping them is a symmetry. The incumbent is handed to GLPK in its GLP_IHEUR
  * callback (glp_ios_heur_sol). Presolve is off (the callback must see the original
- * columns); tm_lim is the time limit; GLPK's terminal output is off.
+ * columns); GLPK's terminal output is off. Time: on the wall clock (opt->wall_clock)
+ * GLPK's tm_lim is the limit; on the work clock (pack_clock.h) the callback charges
+ * GLPK's simplex iterations and nodes at the modelled cost and terminates the search
+ * past the limit (tm_lim is then the wall-clock backstop).
  *
  * Cuts: Gomory, cover and clique cuts are on; MIR cuts are off. On tests/pack's
  * quick set (12 trace windows + 12 random instances of 12..22 blocks, started cold
@@ -50,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pack_clock.h"
 #include "pack_exact.h"
 #include "units.h"
 
@@ -66,7 +70,15 @@ typedef struct mip_ctx {
   double last_print, t0;
   int verbose;
   uint64_t work_limit; /* branch-and-bound nodes, 0: none */
+  sfc_pack_clock_t *clk;
+  double limit, rows; /* the time limit, on clk; the rows of the problem (the cost model) */
 } mip_ctx_t;
+
+/* The work clock's charge so far: GLPK's simplex iterations and nodes. */
+static void mip_charge(mip_ctx_t *c, glp_prob *lp, int nodes) {
+  if (!c->clk->wall)
+    c->clk->work = sfc_pack_cost_mip((double)glp_get_it_cnt(lp), c->rows, (double)nodes);
+}
 
 static void mip_callback(glp_tree *tree, void *info) {
   mip_ctx_t *c = info;
@@ -77,10 +89,13 @@ static void mip_callback(glp_tree *tree, void *info) {
     if (b > c->bound)
       c->bound = b;
   }
-  if (c->work_limit && reason == GLP_ISELECT) {
+  if (reason == GLP_ISELECT) {
     int total = 0;
     glp_ios_tree_size(tree, NULL, NULL, &total);
-    if ((uint64_t)total > c->work_limit)
+    if (c->work_limit && (uint64_t)total > c->work_limit)
+      glp_ios_terminate(tree);
+    mip_charge(c, glp_ios_get_prob(tree), total);
+    if (!c->clk->wall && sfc_pack_clock_now(c->clk) > c->limit)
       glp_ios_terminate(tree);
   }
   if (reason == GLP_IHEUR && !c->inc_given) {
@@ -156,6 +171,8 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                           sfc_pack_result_t *out, sfc_error_t *err) {
   double t0 = sfc_clock_seconds();
   double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
+  sfc_pack_clock_t clk;
+  sfc_pack_clock_start(&clk, opt && opt->wall_clock, limit);
   int verbose = opt ? opt->verbose : 0;
   bool minimize = p->capacity == 0 || (opt && opt->minimize);
   size_t n = p->count;
@@ -306,7 +323,10 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                    .t0 = t0,
                    .last_print = t0,
                    .verbose = verbose,
-                   .work_limit = opt ? opt->work_limit : 0};
+                   .work_limit = opt ? opt->work_limit : 0,
+                   .clk = &clk,
+                   .limit = limit,
+                   .rows = (double)glp_get_num_rows(lp)};
   if (inc[ucol] > uhi + 1e-9)
     ctx.inc_given = true; /* capacity mode below the incumbent: nothing to hand over */
   bool proven = false, nofeas = false;
@@ -320,11 +340,15 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     ip.cov_cuts = GLP_ON;
     ip.clq_cuts = GLP_ON;
     ip.tol_int = 1e-9;
-    double left = limit - (sfc_clock_seconds() - t0);
+    mip_charge(&ctx, lp, 0); /* the root relaxation */
+    double left =
+        clk.wall ? limit - (sfc_clock_seconds() - t0) : clk.backstop - (sfc_clock_seconds() - t0);
     ip.tm_lim = left > 0.001 ? (int)(left * 1000.0) : 1;
     ip.cb_func = mip_callback;
     ip.cb_info = &ctx;
     ret = glp_intopt(lp, &ip);
+    if (ret == GLP_ETMLIM && !clk.wall)
+      clk.wall_stopped = true;
     int ms = glp_mip_status(lp);
     if (ms == GLP_OPT || ms == GLP_FEAS) {
       for (size_t i = 0; i < n; i++)
@@ -344,6 +368,8 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
       fprintf(stderr, "mip: %s after %.2f s, peak %" PRIu64 "\n",
               proven ? "proven optimal" : "stopped", sfc_clock_seconds() - t0, best);
   }
+  out->work_s = clk.wall ? 0 : clk.work;
+  out->wall_stopped = clk.wall_stopped;
   glp_delete_prob(lp);
   glp_term_out(prev_term);
   out->peak = best;

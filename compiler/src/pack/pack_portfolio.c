@@ -26,9 +26,9 @@
  *      ties or beats the best mirror-compacted too. On iopddl/S_1 this reaches the
  *      lower bound where the chains stall at 1.0017 (docs/algorithms.md);
  *   4. greedy placement (pack_greedy.c) under the same four orders x both gap
- *      rules (lowest, tightest), each only when its estimated cost (about 45 ns
- *      per pair of time-overlapping blocks, measured on the idealloc traces) fits
- *      the time left for the heuristics;
+ *      rules (lowest, tightest), each only when its modelled cost (pack_clock.h:
+ *      about 15 ns per pair of time-overlapping blocks) fits the time left for the
+ *      heuristics;
  *   5. the exact packers "mip" (parts up to opt->mip_max_blocks blocks) and
  *      "search" (parts up to SEARCH_MAX_BLOCKS blocks), when registered (looked
  *      up by name: no link dependency), given the best packing as their
@@ -38,8 +38,10 @@
  * rest; parts too large for step 5 give steps 1-4 the whole limit. A run starts
  * only when it is expected to end in time (the first best-fit run always does,
  * so a result exists). Each best-fit run is O(n log^2 n); each greedy run
- * (compaction included) O(sum k log k). The restarts draw from a fixed seed, but
- * how many run depends on the machine's speed.
+ * (compaction included) O(sum k log k). Time is the work clock's (pack_clock.h:
+ * each run charged its modelled cost) unless opt->wall_clock: the restarts draw
+ * from a fixed seed and how many run depends on the input and the limit alone, so
+ * the packing is the same on any machine under any load.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,12 +49,12 @@
 #include <string.h>
 
 #include "pack.h"
+#include "pack_clock.h"
 #include "units.h"
 
-#define STALL_ROUNDS       60 /* a re-pack chain without a better peak for this long stops */
-#define GREEDY_NS_PER_PAIR 45.0
-#define SEARCH_MAX_BLOCKS  2000 /* the exact search is for a few hundred blocks */
-#define RESTART_NOISE      0.8  /* area keys x exp(0.8 U(-1,1)): 0.45x..2.2x */
+#define STALL_ROUNDS      60   /* a re-pack chain without a better peak for this long stops */
+#define SEARCH_MAX_BLOCKS 2000 /* the exact search is for a few hundred blocks */
+#define RESTART_NOISE     0.8  /* area keys x exp(0.8 U(-1,1)): 0.45x..2.2x */
 
 typedef struct best {
   uint64_t *offset; /* [count] the best packing so far */
@@ -60,7 +62,12 @@ typedef struct best {
   const char *algorithm;
   bool optimal;
   int verbose;
+  sfc_pack_clock_t *clk; /* shared by the parts of one run */
 } best_t;
+
+static double now(const best_t *b) {
+  return sfc_pack_clock_now(b->clk);
+}
 
 static bool done(const best_t *b) {
   return b->optimal || b->peak <= b->target;
@@ -180,7 +187,9 @@ static sfc_status_t repack(sfc_pack_problem_t *p, chain_t *c, uint32_t *tmp, bes
   }
   memcpy(c->order, tmp, n * sizeof *tmp);
   sfc_pack_result_t r = {0};
+  double t = sfc_clock_seconds();
   SFC_TRY(sfc_pack_best_fit_ordered(p, c->order, &r, err));
+  sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_best_fit(n));
   r.algorithm = "best-fit+repack";
   keep(b, p, &r);
   if (r.peak < c->peak) {
@@ -220,21 +229,21 @@ static sfc_status_t mirror_compact(sfc_pack_problem_t *p, uint64_t peak, uint32_
 
 /* Mirror-compacts the best packing while that lowers its peak. */
 static sfc_status_t compact_best(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double *cost,
-                                 double deadline, sfc_error_t *err) {
-  while (!done(b) && sfc_clock_seconds() + *cost < deadline) {
+                                 double pairs, double deadline, sfc_error_t *err) {
+  while (!done(b) && now(b) + *cost < deadline) {
     double t = sfc_clock_seconds();
     for (size_t i = 0; i < p->count; i++)
       p->blocks[i].offset = b->offset[i];
     sfc_pack_result_t r;
     SFC_TRY(mirror_compact(p, b->peak, order, &r, err));
-    *cost = sfc_clock_seconds() - t;
+    *cost = sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_greedy(p->count, pairs));
     if (!keep(b, p, &r))
       break;
   }
   return SFC_OK;
 }
 
-/* xorshift64*: a fixed seed, so a run is reproducible up to the time limit. */
+/* xorshift64*: a fixed seed, so a run is reproducible (on the work clock). */
 static uint64_t rng_next(uint64_t *s) {
   *s ^= *s >> 12;
   *s ^= *s << 25;
@@ -246,18 +255,20 @@ static uint64_t rng_next(uint64_t *s) {
  * packing, then restart best-fit under the area preference with every key
  * multiplied by a random factor exp(RESTART_NOISE * U(-1, 1)) (randomised greedy
  * restarts, as in GRASP); a restart that ties or beats the best is
- * mirror-compacted too. greedy_s estimates one compaction (GREEDY_NS_PER_PAIR),
- * then the last one's time is used. */
-static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double greedy_s,
+ * mirror-compacted too. greedy_s estimates one compaction (the greedy model), then
+ * the last one's cost is used. */
+static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, double pairs,
                            double bf_cost, double deadline, sfc_error_t *err) {
   size_t n = p->count;
-  SFC_TRY(compact_best(p, b, order, &greedy_s, deadline, err));
+  double greedy_s = sfc_pack_cost_greedy(n, pairs);
+  SFC_TRY(compact_best(p, b, order, &greedy_s, pairs, deadline, err));
   keyed_area_t *k = malloc((n ? n : 1) * sizeof *k);
   if (!k)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
   uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
   sfc_status_t st = SFC_OK;
-  while (!done(b) && sfc_clock_seconds() + bf_cost < deadline) {
+  while (!done(b) && now(b) + bf_cost < deadline) {
+    double t = sfc_clock_seconds();
     for (size_t i = 0; i < n; i++) {
       const sfc_pack_block_t *x = &p->blocks[i];
       double u = (double)(rng_next(&seed) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
@@ -270,16 +281,18 @@ static sfc_status_t polish(sfc_pack_problem_t *p, best_t *b, uint32_t *order, do
     sfc_pack_result_t r = {0};
     if ((st = sfc_pack_best_fit_ordered(p, order, &r, err)) != SFC_OK)
       break;
+    sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_best_fit(n));
     r.algorithm = "best-fit-area+random";
     uint64_t best_peak = b->peak;
     keep(b, p, &r);
-    if (r.peak <= best_peak && sfc_clock_seconds() + greedy_s < deadline) {
-      double t = sfc_clock_seconds();
+    if (r.peak <= best_peak && now(b) + greedy_s < deadline) {
+      t = sfc_clock_seconds();
       sfc_pack_result_t m;
       if ((st = mirror_compact(p, r.peak, order, &m, err)) != SFC_OK)
         break;
-      greedy_s = sfc_clock_seconds() - t;
-      if (keep(b, p, &m) && (st = compact_best(p, b, order, &greedy_s, deadline, err)) != SFC_OK)
+      greedy_s = sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_greedy(n, pairs));
+      if (keep(b, p, &m) &&
+          (st = compact_best(p, b, order, &greedy_s, pairs, deadline, err)) != SFC_OK)
         break;
     }
   }
@@ -300,7 +313,7 @@ static const char *const greedy_names[SFC_PACK_ORDER_COUNT][2] = {
 static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline,
                                sfc_error_t *err) {
   size_t n = p->count;
-  double t_start = sfc_clock_seconds();
+  double t_start = now(b);
   chain_t ch[SFC_PACK_ORDER_COUNT] = {{0}};
   uint32_t *tmp = malloc(n * sizeof *tmp);
   sfc_status_t st = SFC_OK;
@@ -312,9 +325,9 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
   double bf_cost = 0;
   int last_k = -1;
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b) && bf_ok; k++) {
-    double t = sfc_clock_seconds();
-    if (k > 0 && t + bf_cost > deadline)
+    if (k > 0 && now(b) + bf_cost > deadline)
       break;
+    double t = sfc_clock_seconds();
     chain_t *c = &ch[k];
     if (!(c->order = malloc(n * sizeof *c->order)))
       goto oom;
@@ -329,13 +342,14 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     }
     if (st != SFC_OK)
       goto out;
+    double cost = sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_best_fit(n));
     r.algorithm = bf_names[k];
     keep(b, p, &r);
     c->peak = r.peak;
     c->alive = true;
     last_k = k;
     if (k == 0)
-      bf_cost = sfc_clock_seconds() - t;
+      bf_cost = cost;
   }
   /* 2. re-pack chains, the lowest peak first; on parts too large for the exact
    * search they stop at a quarter of the time left, leaving the rest to step 3 */
@@ -347,12 +361,14 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
     for (int k = 0; k < SFC_PACK_ORDER_COUNT; k++)
       if (ch[k].alive && (!c || ch[k].peak < c->peak))
         c = &ch[k];
-    if (!c || sfc_clock_seconds() + bf_cost * (c == last ? 1 : 2) > chain_deadline)
+    if (!c || now(b) + bf_cost * (c == last ? 1 : 2) > chain_deadline)
       break;
     if (c != last) { /* p holds another chain's packing: re-pack from c's order */
       sfc_pack_result_t r = {0};
+      double t = sfc_clock_seconds();
       if ((st = sfc_pack_best_fit_ordered(p, c->order, &r, err)) != SFC_OK)
         goto out;
+      sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_best_fit(n));
     }
     if ((st = repack(p, c, tmp, b, err)) != SFC_OK)
       goto out;
@@ -362,13 +378,12 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
    * area-order restarts, until the deadline */
   double pairs = done(b) ? 0 : overlap_pairs(p);
   if (large && bf_ok && !done(b) &&
-      (st = polish(p, b, tmp, pairs * GREEDY_NS_PER_PAIR * 1e-9, bf_cost, deadline, err)) != SFC_OK)
+      (st = polish(p, b, tmp, pairs, bf_cost, deadline, err)) != SFC_OK)
     goto out;
   /* 4. greedy, when affordable */
   for (int k = 0; k < SFC_PACK_ORDER_COUNT && !done(b); k++) {
     /* (always one run when best-fit could not run: a packing must exist) */
-    if (b->peak != UINT64_MAX &&
-        sfc_clock_seconds() + pairs * GREEDY_NS_PER_PAIR * 1e-9 > deadline) {
+    if (b->peak != UINT64_MAX && now(b) + sfc_pack_cost_greedy(n, pairs) > deadline) {
       if (b->verbose > 0)
         fprintf(stderr, "auto: %zu blocks: greedy skipped (%.3g overlapping pairs)\n", n, pairs);
       break;
@@ -377,8 +392,10 @@ static sfc_status_t heuristics(sfc_pack_problem_t *p, best_t *b, double deadline
       goto out;
     for (int g = 0; g < 2 && !done(b); g++) {
       sfc_pack_result_t r = {0};
+      double t = sfc_clock_seconds();
       if ((st = sfc_pack_greedy_ordered(p, tmp, (sfc_pack_gap_t)g, &r, err)) != SFC_OK)
         goto out;
+      sfc_pack_clock_spent(b->clk, t, sfc_pack_cost_greedy(n, pairs));
       r.algorithm = greedy_names[k][g];
       keep(b, p, &r);
     }
@@ -398,7 +415,7 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
   static const char *const names[] = {"mip", "search"};
   for (int k = 0; k < 2 && !b->optimal; k++) {
     const sfc_packer_t *x = sfc_packer_find(names[k]);
-    double left = deadline - sfc_clock_seconds();
+    double left = deadline - now(b);
     if (!x || left <= 0.05 || (k == 0 && p->count > opt->mip_max_blocks) ||
         (k == 1 && p->count > SEARCH_MAX_BLOCKS))
       continue;
@@ -419,7 +436,11 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
     o.time_limit_s = k == 0 && sfc_packer_find("search") ? left / 2 : left;
     o.minimize = !fit;
     sfc_pack_result_t r = {0};
+    double t = sfc_clock_seconds();
     SFC_TRY(x->fn(&q, &o, &r, err));
+    sfc_pack_clock_spent(b->clk, t, r.work_s);
+    if (r.wall_stopped)
+      b->clk->wall_stopped = true;
     if (!r.algorithm)
       r.algorithm = x->name;
     if (r.best_bound > b->bound)
@@ -433,13 +454,14 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
 }
 
 static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
-                                   uint64_t target, double t0, sfc_pack_result_t *out,
+                                   uint64_t target, sfc_pack_clock_t *clk, sfc_pack_result_t *out,
                                    sfc_error_t *err) {
   size_t n = p->count;
   best_t b = {.offset = malloc((n ? n : 1) * sizeof(uint64_t)),
               .peak = UINT64_MAX,
               .lower = sfc_pack_lower_bound(p),
-              .verbose = opt->verbose};
+              .verbose = opt->verbose,
+              .clk = clk};
   b.target = target > b.lower ? target : b.lower;
   if (opt->fit_is_enough && p->capacity > b.target)
     b.target = p->capacity; /* fitting is the goal: done as soon as the peak fits */
@@ -448,9 +470,9 @@ static sfc_status_t portfolio_part(sfc_pack_problem_t *p, const sfc_pack_options
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "auto: out of memory for %zu blocks", n);
   double limit = opt->time_limit_s > 0 ? opt->time_limit_s : 10.0;
   /* parts too large for the exact packers have the whole limit for heuristics */
-  sfc_status_t st = heuristics(p, &b, t0 + (n > SEARCH_MAX_BLOCKS ? limit : limit / 2), err);
+  sfc_status_t st = heuristics(p, &b, n > SEARCH_MAX_BLOCKS ? limit : limit / 2, err);
   if (st == SFC_OK && !done(&b))
-    st = exact(p, opt, &b, t0 + limit, err);
+    st = exact(p, opt, &b, limit, err);
   if (st == SFC_OK) {
     for (size_t i = 0; i < n; i++)
       p->blocks[i].offset = b.offset[i];
@@ -477,7 +499,8 @@ static int by_lower_desc(const void *pa, const void *pb) {
 
 sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                            sfc_pack_result_t *out, sfc_error_t *err) {
-  double t0 = sfc_clock_seconds();
+  sfc_pack_clock_t clk;
+  sfc_pack_clock_start(&clk, opt->wall_clock, opt->time_limit_s > 0 ? opt->time_limit_s : 10.0);
   out->algorithm = "auto";
   out->peak = 0;
   if (p->count == 0) {
@@ -490,7 +513,10 @@ sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     fprintf(stderr, "auto: %zu blocks in %zu independent parts\n", p->count, parts.count);
   if (parts.count == 1) {
     sfc_pack_parts_free(&parts);
-    return portfolio_part(p, opt, 0, t0, out, err);
+    sfc_status_t st = portfolio_part(p, opt, 0, &clk, out, err);
+    out->work_s = clk.wall ? 0 : clk.work;
+    out->wall_stopped = clk.wall_stopped;
+    return st;
   }
   size_t most = 0;
   for (size_t k = 0; k < parts.count; k++)
@@ -522,7 +548,7 @@ sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     sfc_pack_problem_t part = {
         .blocks = sub, .count = m, .alignment = p->alignment, .capacity = p->capacity};
     sfc_pack_result_t r = {0};
-    if ((st = portfolio_part(&part, opt, out->peak, t0, &r, err)) != SFC_OK)
+    if ((st = portfolio_part(&part, opt, out->peak, &clk, &r, err)) != SFC_OK)
       goto done;
     for (size_t i = 0; i < m; i++)
       p->blocks[ids[i]].offset = sub[i].offset;
@@ -537,6 +563,8 @@ sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
     }
   }
   out->optimal = peak_optimal;
+  out->work_s = clk.wall ? 0 : clk.work;
+  out->wall_stopped = clk.wall_stopped;
 done:
   free(sub);
   free(ref);

@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pack_clock.h"
 #include "pack_exact.h"
 #include "units.h"
 #include "pack_sections.h"
@@ -126,9 +127,17 @@ typedef struct search {
   int64_t nodes_left;
   uint64_t nodes;
   uint64_t work_limit; /* nodes in all, 0: none (sfc_pack_options_t) */
-  double deadline;
+  double deadline;     /* on the clock */
+  sfc_pack_clock_t clk;
+  double node_s; /* the work clock's charge per node (pack_clock.h) */
   bool timed_out, oom;
 } search_t;
+
+/* The clock's reading: on the work clock, the nodes searched so far at node_s each. */
+static double s_now(search_t *s) {
+  s->clk.work = (double)s->nodes * s->node_s;
+  return sfc_pack_clock_now(&s->clk);
+}
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap)
@@ -261,7 +270,7 @@ static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
   /* the clock every 16 nodes: a node costs up to O(n) (about 10 us at a thousand
    * blocks), and every 1024 overshot a one-second deadline by ten seconds */
   if ((s->work_limit && s->nodes > s->work_limit) ||
-      ((s->nodes & 15) == 0 && sfc_clock_seconds() > s->deadline))
+      ((s->nodes & 15) == 0 && s_now(s) > s->deadline))
     s->timed_out = true;
   if (s->timed_out)
     return TIMED_OUT;
@@ -411,7 +420,7 @@ static int attempt(search_t *s, uint64_t cap, double deadline) {
         return ABORTED;
       if (st != ABORTED)
         return st;
-      if (sfc_clock_seconds() > deadline)
+      if (s_now(s) > deadline)
         return TIMED_OUT;
     }
   }
@@ -448,9 +457,8 @@ static const char *status_word(int st) {
 
 sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                              sfc_pack_result_t *out, sfc_error_t *err) {
-  double t0 = sfc_clock_seconds();
   double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
-  double deadline = t0 + limit;
+  double deadline = limit;
   int verbose = opt ? opt->verbose : 0;
   bool minimize = p->capacity == 0 || (opt && opt->minimize);
   out->algorithm = "search";
@@ -472,7 +480,9 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   search_t s = {.n = n,
                 .align = p->alignment ? p->alignment : 1,
                 .blocks = p->blocks,
-                .work_limit = opt ? opt->work_limit : 0};
+                .work_limit = opt ? opt->work_limit : 0,
+                .node_s = sfc_pack_cost_search_node(n)};
+  sfc_pack_clock_start(&s.clk, opt && opt->wall_clock, limit);
   uint64_t *size = malloc(n * sizeof *size);
   pre_t *pre = malloc(n * sizeof *pre);
   s.size = size;
@@ -538,7 +548,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     r = attempt(&s, p->capacity, deadline);
     if (verbose > 0)
       fprintf(stderr, "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes\n",
-              p->capacity, status_word(r), sfc_clock_seconds() - t0, s.nodes);
+              p->capacity, status_word(r), s_now(&s), s.nodes);
     if (r == FOUND) {
       memcpy(best_off, s.sol, n * sizeof *best_off);
       best = peak_of(best_off, size, n);
@@ -554,7 +564,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
     uint64_t hard = 0; /* every capacity <= hard timed out (0: none) */
     bool first = true;
     while (lo < best) {
-      double now = sfc_clock_seconds();
+      double now = s_now(&s);
       if (now >= deadline || (s.work_limit && s.nodes >= s.work_limit))
         break;
       uint64_t from = hard >= lo ? (hard / unit + 1) * unit : lo;
@@ -574,7 +584,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
         fprintf(stderr,
                 "search: capacity %" PRIu64 ": %s after %.2f s, %" PRIu64 " nodes (best %" PRIu64
                 ", bound %" PRIu64 ")\n",
-                target, status_word(r), sfc_clock_seconds() - t0, s.nodes, best, lo);
+                target, status_word(r), s_now(&s), s.nodes, best, lo);
       if (r == ABORTED)
         break;
       if (r == FOUND) {
@@ -596,6 +606,9 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   out->peak = best;
   out->best_bound = lo < best ? lo : best;
   out->optimal = lo >= best;
+  s_now(&s);
+  out->work_s = s.clk.wall ? 0 : s.clk.work;
+  out->wall_stopped = s.clk.wall_stopped;
   if (s.oom)
     goto oom;
   goto done;

@@ -11,11 +11,12 @@
  * auto on iopddl/S_1 (28,526 buffers) with a 20 s limit and asserts what holds
  * whatever the machine's speed: the lower bound 1,498,635,932 (max live bytes from an
  * independent Python sweep over the CSV), a verified packing, and a peak no worse
- * than best-fit's (auto's first run). How close a time limit gets to the bound
- * depends on the machine and its load, so issue 4's target (<= 1.001 x the lower
- * bound; ~9 s on a quiet 2-core machine) is measured by tools/bench-pack and only
- * printed here. Skipped under sanitizers (20 s of instrumented restarts buy no
- * coverage the 20,000-block test below lacks). */
+ * than best-fit's (auto's first run), and issue 4's target, <= 1.001 x the lower
+ * bound: the limit is on the work clock (pack_clock.h), so what auto finds within it
+ * depends on the instance alone, not on the machine or its load (it reaches the
+ * bound itself after 7.4 s wall on a 2-core VM); only a run the wall-clock backstop
+ * stopped (81 s) is excused, and says so. Skipped under sanitizers (20 s of
+ * instrumented restarts buy no coverage the 20,000-block test below lacks). */
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -170,8 +171,12 @@ static void test_s1(void) {
   CHECK_OK(sfc_pack_run("auto", &p, &opt, &r, &err), err); /* verified inside */
   CHECK_EQ_U64(r.lower_bound, 1498635932);
   CHECK(r.peak >= r.lower_bound && r.peak <= best_fit);
-  fprintf(stderr, "S_1: auto %.6f x lower bound (%s) in %.1f s; best-fit %.6f\n", ratio(&r),
-          r.algorithm, r.seconds, (double)best_fit / (double)r.lower_bound);
+  if (r.wall_stopped)
+    fprintf(stderr, "S_1: the wall-clock backstop stopped auto: the target is not checked\n");
+  else
+    CHECK(ratio(&r) <= 1.001);
+  fprintf(stderr, "S_1: auto %.6f x lower bound (%s) in %.1f s (%.1f s of work); best-fit %.6f\n",
+          ratio(&r), r.algorithm, r.seconds, r.work_s, (double)best_fit / (double)r.lower_bound);
   sfc_pack_csv_free(&csv);
 #endif
 }

@@ -29,6 +29,8 @@ void sfc_config_defaults(sfc_config_t *cfg) {
   cfg->tiling.max_tiles = 1024;
   cfg->tiling.min_tile = 16;
   cfg->tiling.halo = SFC_HALO_MASKED;
+  cfg->tiling.grid[0] = cfg->tiling.grid[1] = 0; /* auto */
+  cfg->tiling.segments = SFC_SEGMENTS_AUTO;
   snprintf(cfg->packer.algorithm, sizeof cfg->packer.algorithm, "auto");
   cfg->packer.mip_max_blocks = 30;
   cfg->packer.time_limit_s = 10.0;
@@ -75,6 +77,16 @@ const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo) {
       return "masked";
     case SFC_HALO_SEED:
       return "seed";
+  }
+  return "unknown";
+}
+
+const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments) {
+  switch (segments) {
+    case SFC_SEGMENTS_AUTO:
+      return "auto";
+    case SFC_SEGMENTS_LONGEST:
+      return "longest";
   }
   return "unknown";
 }
@@ -197,6 +209,12 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   snprintf(a, sizeof a, "%u", (unsigned)cfg->tiling.min_tile);
   field(out, "min_tile", a, "smallest spatial tile extent, 1..65536");
   field(out, "halo", sfc_tiling_halo_name(cfg->tiling.halo), "masked | seed");
+  if (cfg->tiling.grid[0] && cfg->tiling.grid[1])
+    snprintf(a, sizeof a, "%ux%u", (unsigned)cfg->tiling.grid[0], (unsigned)cfg->tiling.grid[1]);
+  else
+    snprintf(a, sizeof a, "auto");
+  field(out, "grid", a, "auto, or rows x columns of every tiled segment");
+  field(out, "segments", sfc_tiling_segments_name(cfg->tiling.segments), "auto | longest");
 
   fprintf(out, "\npacker:\n");
   field(out, "algorithm", cfg->packer.algorithm, "a packer name, or auto");

@@ -41,6 +41,14 @@ typedef enum sfc_tiling_halo {
   SFC_HALO_SEED = 1    /* the SFT artifact's: a backward halo too, disjoint input gradients */
 } sfc_tiling_halo_t;
 
+/* Where the partitioner ends FT segments (docs/config-format.md "tiling"). */
+typedef enum sfc_tiling_segments {
+  SFC_SEGMENTS_AUTO = 0,   /* where a checkpoint fits the checkpoint budget (1/8 under on) */
+  SFC_SEGMENTS_LONGEST = 1 /* the longest segment the tiler accepts: a whole tileable run */
+} sfc_tiling_segments_t;
+
+#define SFC_GRID_MAX (1u << 20) /* tiling.grid: rows and columns each 1..this */
+
 /* A device and its link to the host. Built-in profiles fill every field. */
 typedef struct sfc_profile {
   char name[SFC_NAME_BYTES]; /* e.g. "h200-pcie5" */
@@ -79,6 +87,8 @@ typedef struct sfc_config {
     uint32_t max_tiles;     /* per segment, default 1024 */
     uint32_t min_tile;      /* smallest spatial tile extent, default 16 */
     sfc_tiling_halo_t halo; /* default masked */
+    uint32_t grid[2];       /* rows, columns of every tiled segment; {0, 0} = auto (chosen) */
+    sfc_tiling_segments_t segments; /* default auto */
   } tiling;
 
   struct {
@@ -143,5 +153,6 @@ sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);
 const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo);
+const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments);
 
 #endif /* SFC_CONFIG_H */

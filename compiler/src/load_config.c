@@ -63,15 +63,29 @@ typedef enum kind {
   K_POLICY,   /* sfc_sched_policy_t */
   K_MODE,     /* sfc_tiling_mode_t */
   K_HALO,     /* sfc_tiling_halo_t */
+  K_GRID,     /* "auto" or ROWSxCOLUMNS, uint32_t[2] each in [min, max] ({0, 0} = auto) */
+  K_SEGMENTS, /* sfc_tiling_segments_t */
   K_WINDOW,   /* "auto" or a size > 0 */
   K_COUNT,    /* uint32_t in [min, max] */
   K_NAME      /* char[SFC_NAME_BYTES] of [a-z0-9-] */
 } kind_t;
 
-static const char *const kind_names[] = {
-    "the version number", "a profile name", "a size",         "a size",   "a rate",
-    "a duration",         "a number",       "a number",       "a policy", "a mode",
-    "a halo mode",        "auto or a size", "a whole number", "a name"};
+static const char *const kind_names[] = {"the version number",
+                                         "a profile name",
+                                         "a size",
+                                         "a size",
+                                         "a rate",
+                                         "a duration",
+                                         "a number",
+                                         "a number",
+                                         "a policy",
+                                         "a mode",
+                                         "a halo mode",
+                                         "auto or a grid",
+                                         "a segments rule",
+                                         "auto or a size",
+                                         "a whole number",
+                                         "a name"};
 
 typedef enum field_id {
   F_VERSION,
@@ -98,6 +112,8 @@ typedef enum field_id {
   F_MAX_TILES,
   F_MIN_TILE,
   F_HALO,
+  F_GRID,
+  F_SEGMENTS,
   F_ALGORITHM,
   F_MIP_MAX_BLOCKS,
   F_TIME_LIMIT,
@@ -154,6 +170,8 @@ static const field_t fields[F_COUNT] = {
     [F_MAX_TILES] = {S_TILING, "max_tiles", K_COUNT, AT(tiling.max_tiles), 1, 1u << 20},
     [F_MIN_TILE] = {S_TILING, "min_tile", K_COUNT, AT(tiling.min_tile), 1, 1u << 16},
     [F_HALO] = {S_TILING, "halo", K_HALO, AT(tiling.halo), 0, 0},
+    [F_GRID] = {S_TILING, "grid", K_GRID, AT(tiling.grid), 1, SFC_GRID_MAX},
+    [F_SEGMENTS] = {S_TILING, "segments", K_SEGMENTS, AT(tiling.segments), 0, 0},
     [F_ALGORITHM] = {S_PACKER, "algorithm", K_NAME, AT(packer.algorithm), 0, 0},
     [F_MIP_MAX_BLOCKS] = {S_PACKER, "mip_max_blocks", K_COUNT, AT(packer.mip_max_blocks), 0, 10000},
     [F_TIME_LIMIT] = {S_PACKER, "time_limit", K_DURATION, AT(packer.time_limit_s), 0, 0,
@@ -165,6 +183,7 @@ static const field_t fields[F_COUNT] = {
 static const char *const policy_names[] = {"none", "window", "vdnn", "lms"};
 static const char *const mode_names[] = {"off", "on", "auto"};
 static const char *const halo_names[] = {"masked", "seed"};
+static const char *const segments_names[] = {"auto", "longest"};
 
 /* ---- loader state and messages ------------------------------------------------- */
 
@@ -400,6 +419,18 @@ static int name_index(const char *const *names, size_t count, const char *s) {
   return -1;
 }
 
+/* A grid "ROWSxCOLUMNS" of plain decimal whole numbers ("32x32", "8x16"). */
+static bool parse_grid(const char *s, uint64_t *rows, uint64_t *cols) {
+  char part[24];
+  const char *x = strchr(s, 'x');
+  size_t n = x ? (size_t)(x - s) : 0;
+  if (!x || n == 0 || n >= sizeof part)
+    return false;
+  memcpy(part, s, n);
+  part[n] = '\0';
+  return parse_whole(part, rows) && parse_whole(x + 1, cols);
+}
+
 /* Parses the current scalar event as field f into L->staged. */
 static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
   const field_t *f = &fields[id];
@@ -503,6 +534,34 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
                     v);
       sfc_tiling_halo_t h = (sfc_tiling_halo_t)i;
       memcpy(slot, &h, sizeof h);
+      return SFC_OK;
+    }
+
+    case K_SEGMENTS: {
+      int i = name_index(segments_names, 2, s);
+      if (i < 0)
+        return FAIL(L, e->start_mark, path,
+                    "unknown segments rule '%s'; expected one of: auto, longest", v);
+      sfc_tiling_segments_t m = (sfc_tiling_segments_t)i;
+      memcpy(slot, &m, sizeof m);
+      return SFC_OK;
+    }
+
+    case K_GRID: {
+      uint32_t grid[2] = {0, 0};
+      uint64_t rows = 0, cols = 0;
+      if (strcmp(s, "auto") != 0) {
+        if (!parse_grid(s, &rows, &cols))
+          return FAIL(L, e->start_mark, path,
+                      "expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '%s'", v);
+        if (rows < f->min || rows > f->max || cols < f->min || cols > f->max)
+          return FAIL(L, e->start_mark, path,
+                      "'%s': rows and columns must each be in %" PRIu64 "..%" PRIu64, v, f->min,
+                      f->max);
+        grid[0] = (uint32_t)rows;
+        grid[1] = (uint32_t)cols;
+      }
+      memcpy(slot, grid, sizeof grid);
       return SFC_OK;
     }
 
@@ -709,6 +768,10 @@ static size_t value_bytes(kind_t kind) {
       return sizeof(sfc_tiling_mode_t);
     case K_HALO:
       return sizeof(sfc_tiling_halo_t);
+    case K_GRID:
+      return 2 * sizeof(uint32_t);
+    case K_SEGMENTS:
+      return sizeof(sfc_tiling_segments_t);
     case K_COUNT:
       return sizeof(uint32_t);
     case K_NAME:
@@ -752,6 +815,14 @@ static sfc_status_t merge(loader_t *L, const sfc_config_t *base, sfc_config_t *o
                 "%s is not a multiple of the alignment (%s)",
                 sfc_format_size_exact(out->device.va_chunk_bytes, a, sizeof a),
                 sfc_format_size_exact(out->device.alignment, b, sizeof b));
+  }
+  uint64_t tiles = (uint64_t)out->tiling.grid[0] * out->tiling.grid[1];
+  if (tiles > out->tiling.max_tiles) {
+    field_id_t at = L->set[F_GRID] ? F_GRID : F_MAX_TILES;
+    return FAIL(L, L->value_mark[at], at == F_GRID ? "tiling.grid" : "tiling.max_tiles",
+                "%ux%u is %" PRIu64 " tiles, more than tiling.max_tiles (%u)",
+                (unsigned)out->tiling.grid[0], (unsigned)out->tiling.grid[1], tiles,
+                (unsigned)out->tiling.max_tiles);
   }
   snprintf(out->source, sizeof out->source, "%s", L->file);
   return SFC_OK;

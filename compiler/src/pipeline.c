@@ -213,7 +213,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
  * (evaluate.h, packed by best-fit), tried in order of step-time sum and stopped once
  * that sum reaches the best time found (it bounds any replay from below); ties go to
  * fewer tiles. When no tiled candidate is feasible either, nothing is tiled (the
- * schedule pass then says what does not fit). Leaves the choice in tile_given. */
+ * schedule pass then says what does not fit). tiling.grid forces every candidate's grid
+ * (they then differ only in where segments end; with tiling.segments longest they are
+ * one); tiling.segments longest keeps whole runs (the checkpoint budgets then do not
+ * matter). Leaves the choice in tile_given. */
 typedef struct tiling_candidate {
   sfc_ft_segment_t *segs;
   uint32_t n, tiles, tile_div, checkpoint_div;
@@ -282,9 +285,12 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       *c = (tiling_candidate_t){0};
       c->tile_div = tile_divs[a];
       c->checkpoint_div = checkpoint_divs[b];
-      SFC_TRY(sfc_ft_partition_halo(ir->graph, (uint8_t)cfg->tiling.halo, budget / c->tile_div,
-                                    budget / c->checkpoint_div, cfg->tiling.max_tiles,
-                                    cfg->tiling.min_tile, false, &c->segs, &c->n, &ir->pool, err));
+      sfc_ft_partition_opts_t o =
+          sfc_ft_partition_config(cfg, budget / c->tile_div, budget / c->checkpoint_div);
+      sfc_status_t st = sfc_ft_partition_with(ir->graph, &o, &c->segs, &c->n, &ir->pool, err);
+      if (st == SFC_ERR_BAD_INPUT)
+        sfc_error_prefix(err, cfg->source); /* a tiling.grid the graph cannot take */
+      SFC_TRY(st);
       for (uint32_t k = 0; k < c->n; k++)
         c->tiles += sfc_ft_tile_count(&c->segs[k]);
       bool dup = c->n == 0;

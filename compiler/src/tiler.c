@@ -1419,8 +1419,68 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
                                    uint64_t checkpoint_bytes, uint32_t max_tiles, uint32_t min_tile,
                                    bool all, sfc_ft_segment_t **segments, uint32_t *n,
                                    sfc_pool_t *pool, sfc_error_t *err) {
+  sfc_ft_partition_opts_t o = {.halo = halo,
+                               .tile_bytes = tile_bytes,
+                               .checkpoint_bytes = checkpoint_bytes,
+                               .max_tiles = max_tiles,
+                               .min_tile = min_tile,
+                               .all = all};
+  return sfc_ft_partition_with(g, &o, segments, n, pool, err);
+}
+
+sfc_ft_partition_opts_t sfc_ft_partition_config(const sfc_config_t *cfg, uint64_t tile_bytes,
+                                                uint64_t checkpoint_bytes) {
+  return (sfc_ft_partition_opts_t){.halo = (uint8_t)cfg->tiling.halo,
+                                   .tile_bytes = tile_bytes,
+                                   .checkpoint_bytes = checkpoint_bytes,
+                                   .max_tiles = cfg->tiling.max_tiles,
+                                   .min_tile = cfg->tiling.min_tile,
+                                   .grid = {cfg->tiling.grid[0], cfg->tiling.grid[1]},
+                                   .longest = cfg->tiling.segments == SFC_SEGMENTS_LONGEST};
+}
+
+/* tiling.grid: whether the output of s can take a forced grid of gh x gw tiles (at least
+ * one row and column per tile, and min_tile of each unless the grid is 1 along it). */
+static bool grid_takes(const sfc_graph_t *g, const sfc_ft_segment_t *s, uint32_t gh, uint32_t gw,
+                       uint32_t min_tile) {
+  const sfc_tensor_t *out = &g->tensors[s->output];
+  int64_t H = out->shape[2], W = out->shape[3];
+  return (int64_t)gh <= H && (int64_t)gw <= W && (gh == 1 || H / gh >= (int64_t)min_tile) &&
+         (gw == 1 || W / gw >= (int64_t)min_tile);
+}
+
+/* The error of a forced grid that segment s's output cannot take. */
+static sfc_status_t grid_error(const sfc_graph_t *g, const sfc_ft_segment_t *s, uint32_t gh,
+                               uint32_t gw, uint32_t min_tile, bool longest, sfc_error_t *err) {
+  const sfc_tensor_t *out = &g->tensors[s->output];
+  int64_t H = out->shape[2], W = out->shape[3];
+  uint32_t first = s->fwd_begin, last = s->fwd_end - 1;
+  const char *a = g->ops[first].name ? g->ops[first].name : "?";
+  const char *z = g->ops[last].name ? g->ops[last].name : "?";
+  char what[200], why[120];
+  if (first == last)
+    snprintf(what, sizeof what, "\"%s\" (op %u)", a, (unsigned)first);
+  else
+    snprintf(what, sizeof what, "\"%s\" .. \"%s\" (ops %u..%u)", a, z, (unsigned)first,
+             (unsigned)last);
+  if ((int64_t)gh > H || (int64_t)gw > W)
+    snprintf(why, sizeof why, "fewer %s than the grid", (int64_t)gh > H ? "rows" : "columns");
+  else
+    snprintf(why, sizeof why, "tiles of %lld x %lld, under tiling.min_tile = %u",
+             (long long)(H / gh), (long long)(W / gw), (unsigned)min_tile);
+  return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                       "tiling.grid: %ux%u does not fit %s %s: its output is %lld x %lld: %s",
+                       (unsigned)gh, (unsigned)gw, longest ? "the tileable run" : "the segment",
+                       what, (long long)H, (long long)W, why);
+}
+
+sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_opts_t *opts,
+                                   sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
+                                   sfc_error_t *err) {
   *n = 0;
   *segments = NULL;
+  const uint32_t gh = opts->grid[0], gw = opts->grid[1];
+  const bool forced = gh > 0 && gw > 0, longest = opts->longest;
   sfc_pool_t scratch_pool = {0};
   sfc_ft_box_t *scratch = sfc_pool_calloc(pool, g->n_tensors ? g->n_tensors : 1, sizeof *scratch);
   sfc_ft_segment_t *out = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *out);
@@ -1436,15 +1496,16 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
     while (e < g->n_ops && forward_tileable(g, e))
       e++;
     /* grow the segment from b while it stays tileable within tile_bytes; keep the
-     * longest that fits (or, when none fits, the shortest the tiler accepts) */
-    sfc_ft_segment_t s, best = {0};
+     * longest that fits (or, when none fits, the shortest the tiler accepts; under
+     * `longest`, the longest it accepts) */
+    sfc_ft_segment_t s, best = {0}, bad = {0};
     sfc_ft_info_t info;
-    uint32_t best_end = 0;
+    uint32_t best_end = 0, bad_end = 0;
     bool best_fits = false;
     for (uint32_t end = b + 1; end <= e; end++) {
       if (!segment_of(g, b, end, &s))
         continue;
-      s.halo = halo;
+      s.halo = opts->halo;
       sfc_error_t ignored = {0};
       sfc_pool_free_all(&scratch_pool);
       if (sfc_ft_analyze(g, &s, &info, &scratch_pool, &ignored) != SFC_OK)
@@ -1454,16 +1515,35 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
         continue;
       /* a segment may end only where its output can be kept (a checkpoint), or where
        * the run ends */
-      if (end < e && g->tensors[s.output].bytes > checkpoint_bytes)
+      if (!longest && end < e && g->tensors[s.output].bytes > opts->checkpoint_bytes)
         continue;
-      bool fits = choose_grid(g, &s, &info, tile_bytes, max_tiles, min_tile, scratch);
+      bool fits;
+      if (forced) { /* tiling.grid: this grid or no segment ending here */
+        if (!grid_takes(g, &s, gh, gw, opts->min_tile)) {
+          bad = s;
+          bad_end = end;
+          continue;
+        }
+        s.grid[2] = gh;
+        s.grid[3] = gw;
+        fits = sampled_peak(g, &s, &info, scratch, opts->tile_bytes) <= opts->tile_bytes;
+      } else {
+        fits =
+            choose_grid(g, &s, &info, opts->tile_bytes, opts->max_tiles, opts->min_tile, scratch);
+      }
       if (!kept_disjoint(g, &s, &info, scratch))
         continue; /* a kept branch its tiles would write twice */
-      if (fits || !best_end) {
+      if (fits || !best_end || longest) {
         best = s;
         best_end = end;
         best_fits = fits;
       }
+    }
+    /* a forced grid the run's longest accepted segment (under `longest`), or every
+     * segment from b, cannot take */
+    if (bad_end && (longest ? bad_end > best_end : !best_end)) {
+      sfc_pool_free_all(&scratch_pool);
+      return grid_error(g, &bad, gh, gw, opts->min_tile, longest, err);
     }
     if (!best_end) {
       b++;
@@ -1473,7 +1553,7 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
     s = best;
     bool fits = best_fits;
     bool tiled = sfc_ft_tile_count(&s) > 1;
-    if (tiled || (all && fits)) {
+    if (tiled || forced || (opts->all && fits)) {
       out[count++] = s;
       if (s.bwd_begin < s.bwd_end)
         prev_bwd_begin = s.bwd_begin;
@@ -1490,7 +1570,8 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
 
 /* tiling.mode on: the partitioner's segments end where the output takes at most 1/8 of
  * the device budget, and each is tiled to the smallest grid whose one tile's recomputed
- * tensors take at most 1/16 of it (of 1 GiB without a budget). auto: the segments the
+ * tensors take at most 1/16 of it (of 1 GiB without a budget); tiling.grid forces the
+ * grid instead, tiling.segments longest keeps whole runs. auto: the segments the
  * pipeline's grid tuner chose (tune_tiling, given in tile_given), or none; off: none.
  * tiling.halo seed makes every segment a seed one (given ones too: the tuner's are
  * masked-sized). */
@@ -1515,9 +1596,10 @@ sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
   uint64_t budget = cfg->budget_bytes ? cfg->budget_bytes : UINT64_C(1) << 30;
   sfc_ft_segment_t *segs = NULL;
   uint32_t n = 0;
-  sfc_status_t st = sfc_ft_partition_halo(ir->graph, (uint8_t)cfg->tiling.halo, budget / 16,
-                                          budget / 8, cfg->tiling.max_tiles, cfg->tiling.min_tile,
-                                          false, &segs, &n, &ir->pool, err);
+  sfc_ft_partition_opts_t o = sfc_ft_partition_config(cfg, budget / 16, budget / 8);
+  sfc_status_t st = sfc_ft_partition_with(ir->graph, &o, &segs, &n, &ir->pool, err);
+  if (st == SFC_ERR_BAD_INPUT)
+    sfc_error_prefix(err, cfg->source); /* a tiling.grid the graph cannot take */
   if (st != SFC_OK || n == 0)
     return st;
   return sfc_ft_rewrite(ir, segs, n, err);

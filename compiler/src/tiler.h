@@ -138,6 +138,36 @@ sfc_status_t sfc_ft_partition_halo(const sfc_graph_t *g, uint8_t halo, uint64_t 
                                    bool all, sfc_ft_segment_t **segments, uint32_t *n,
                                    sfc_pool_t *pool, sfc_error_t *err);
 
+/* The partitioner's settings (sfc_ft_partition_with). */
+typedef struct sfc_ft_partition_opts {
+  uint8_t halo;              /* sfc_tiling_halo_t: the boxes that size the grids */
+  uint64_t tile_bytes;       /* one tile's recomputed tensors at most */
+  uint64_t checkpoint_bytes; /* a segment's output kept whole (where it ends) at most */
+  uint32_t max_tiles, min_tile;
+  uint32_t grid[2]; /* tiling.grid: rows, columns forced on every segment; {0, 0}:
+                       chosen per segment (near-square, then batch splits) */
+  bool longest;     /* tiling.segments longest: no checkpoint budget, and the
+                       longest segment the tiler accepts from each start */
+  bool all;         /* keep segments that fit with one tile too */
+} sfc_ft_partition_opts_t;
+
+/* The partitioner with every setting. A forced grid (grid[0], grid[1] > 0) replaces the
+ * grid choice: every segment found is tiled with it (rows x columns of its output, no
+ * batch split; 1 x 1 too: one tile, the forward recomputed in the backward), its length
+ * still chosen so that a tile fits tile_bytes where it can; a segment end whose output
+ * cannot take the grid (fewer rows or columns than the grid, or tiles under min_tile) is
+ * passed over, and when that leaves a run's start with none, or drops the whole run
+ * under `longest`, the result is SFC_ERR_BAD_INPUT naming the segment and its output's
+ * size. */
+sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_opts_t *opts,
+                                   sfc_ft_segment_t **segments, uint32_t *n, sfc_pool_t *pool,
+                                   sfc_error_t *err);
+
+/* The settings of cfg's tiling section (halo, max_tiles, min_tile, grid, segments) with
+ * these budgets. */
+sfc_ft_partition_opts_t sfc_ft_partition_config(const sfc_config_t *cfg, uint64_t tile_bytes,
+                                                uint64_t checkpoint_bytes);
+
 /* Replaces the steps of each segment's ops by per-tile steps (forward tiles; then, at
  * the segment's backward ops, per tile: the recomputed forward ops and the backward ops;
  * seed mode: a convolution_backward with an input gradient as two steps, above),

@@ -81,6 +81,9 @@ static bool config_equal(const sfc_config_t *a, const sfc_config_t *b) {
   SAME(tiling.max_tiles);
   SAME(tiling.min_tile);
   SAME(tiling.halo);
+  SAME(tiling.grid[0]);
+  SAME(tiling.grid[1]);
+  SAME(tiling.segments);
   SAME_STR(packer.algorithm);
   SAME(packer.mip_max_blocks);
   SAME(packer.time_limit_s);
@@ -151,6 +154,9 @@ static void test_defaults(void) {
   CHECK_EQ_U64(c.tiling.max_tiles, 1024);
   CHECK_EQ_U64(c.tiling.min_tile, 16);
   CHECK_EQ_I64(c.tiling.halo, SFC_HALO_MASKED);
+  CHECK_EQ_U64(c.tiling.grid[0], 0); /* auto */
+  CHECK_EQ_U64(c.tiling.grid[1], 0);
+  CHECK_EQ_I64(c.tiling.segments, SFC_SEGMENTS_AUTO);
   CHECK_STR_EQ(c.packer.algorithm, "auto");
   CHECK_EQ_U64(c.packer.mip_max_blocks, 30);
   CHECK(c.packer.time_limit_s == 10.0);
@@ -167,6 +173,8 @@ static void test_names(void) {
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_AUTO), "auto");
   CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_MASKED), "masked");
   CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_SEED), "seed");
+  CHECK_STR_EQ(sfc_tiling_segments_name(SFC_SEGMENTS_AUTO), "auto");
+  CHECK_STR_EQ(sfc_tiling_segments_name(SFC_SEGMENTS_LONGEST), "longest");
   CHECK_STR_EQ(sfc_sched_policy_name((sfc_sched_policy_t)99), "unknown");
 }
 
@@ -335,6 +343,9 @@ static void test_valid_files(void) {
   CHECK_EQ_U64(o->tiling.max_tiles, 256);
   CHECK_EQ_U64(o->tiling.min_tile, 32);
   CHECK_EQ_I64(o->tiling.halo, SFC_HALO_SEED);
+  CHECK_EQ_U64(o->tiling.grid[0], 8);
+  CHECK_EQ_U64(o->tiling.grid[1], 16);
+  CHECK_EQ_I64(o->tiling.segments, SFC_SEGMENTS_LONGEST);
   CHECK_STR_EQ(o->packer.algorithm, "greedy-size");
   CHECK_EQ_U64(o->packer.mip_max_blocks, 12);
   CHECK(o->packer.time_limit_s == 1.5);
@@ -391,6 +402,8 @@ static void test_write_round_trip(void) {
   c.tiling.mode = SFC_TILING_OFF;
   c.tiling.max_tiles = 1;
   c.tiling.min_tile = 65536;
+  c.tiling.grid[0] = c.tiling.grid[1] = 1; /* within max_tiles 1 */
+  c.tiling.segments = SFC_SEGMENTS_LONGEST;
   snprintf(c.packer.algorithm, sizeof c.packer.algorithm, "%s", "greedy-lifetime-bestgap");
   c.packer.mip_max_blocks = 0;
   c.packer.time_limit_s = 1e-3; /* the smallest allowed */
@@ -558,7 +571,38 @@ static void test_errors_inline(void) {
       {"scheduler:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:3: scheduler.bogus: unknown key; expected one of: policy, window, prefetch_limit"},
       {"tiling:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
-       "t.yaml:2:3: tiling.bogus: unknown key; expected one of: mode, max_tiles, min_tile, halo"},
+       "t.yaml:2:3: tiling.bogus: unknown key; expected one of: mode, max_tiles, min_tile, halo, "
+       "grid, segments"},
+      /* tiling.grid: auto or ROWSxCOLUMNS, each 1..2^20, at most max_tiles tiles */
+      {"tiling:\n  grid: 0x4\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: '0x4': rows and columns must each be in 1..1048576"},
+      {"tiling:\n  grid: 4x1048577\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: '4x1048577': rows and columns must each be in 1..1048576"},
+      {"tiling:\n  grid: 99999999999999999999x2\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got "
+       "'99999999999999999999x2'"},
+      {"tiling:\n  grid: abc\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got 'abc'"},
+      {"tiling:\n  grid: 8 x 8\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '8 x 8'"},
+      {"tiling:\n  grid: 8X8\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '8X8'"},
+      {"tiling:\n  grid: 32\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '32'"},
+      {"tiling:\n  grid: -2x2\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '-2x2'"},
+      {"tiling:\n  grid: 2x2x2\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: expected auto or a grid ROWSxCOLUMNS (e.g. 32x32), got '2x2x2'"},
+      {"tiling:\n  grid:\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:3: tiling.grid: missing value (expected auto or a grid)"},
+      /* the tile count against max_tiles, wherever either is given */
+      {"tiling:\n  grid: 33x32\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: 33x32 is 1056 tiles, more than tiling.max_tiles (1024)"},
+      {"tiling:\n  grid: 8x8\n  max_tiles: 63\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:9: tiling.grid: 8x8 is 64 tiles, more than tiling.max_tiles (63)"},
+      {"tiling:\n  segments: one\n", SFC_ERR_BAD_INPUT,
+       "t.yaml:2:13: tiling.segments: unknown segments rule 'one'; expected one of: auto, "
+       "longest"},
       {"tiling:\n  halo: artifact\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:9: tiling.halo: unknown halo mode 'artifact'; expected one of: masked, seed"},
       {"packer:\n  bogus: 1\n", SFC_ERR_BAD_INPUT,
@@ -656,6 +700,11 @@ static void test_accepted_forms(void) {
       "device:\n  copy_latency: 0\n",
       "tiling:\n  mode: off\n",
       "tiling:\n  mode: 'on'\n",
+      "tiling:\n  grid: auto\n  segments: auto\n",
+      "tiling:\n  grid: 1x1\n",
+      "tiling:\n  grid: 32x32\n",                           /* 1024 tiles: max_tiles' default */
+      "tiling:\n  grid: 1x1048576\n  max_tiles: 1048576\n", /* the largest */
+      "tiling:\n  max_tiles: 4096\n  grid: '064x064'\n  segments: longest\n",
       "packer:\n  mip_max_blocks: 0\n  algorithm: best-fit\n",
       "packer:\n  time_limit: 60\n",    /* a plain number is seconds */
       "packer:\n  time_limit: 1ms\n",   /* the smallest limit */
@@ -751,8 +800,9 @@ static void test_not_implemented(void) {
   CHECK_OK(sfc_config_load_file(test_data("configs/override-all.yaml"), &c, &err), err);
   CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
   CHECK(strstr(err.message, "scheduler.window: a fixed window is not implemented") != NULL);
-  const char *tiling_ok[] = {"tiling:\n  mode: on\n", "tiling:\n  max_tiles: 64\n",
-                             "tiling:\n  min_tile: 8\n", "tiling:\n  halo: seed\n"};
+  const char *tiling_ok[] = {"tiling:\n  mode: on\n",    "tiling:\n  max_tiles: 64\n",
+                             "tiling:\n  min_tile: 8\n", "tiling:\n  halo: seed\n",
+                             "tiling:\n  grid: 16x16\n", "tiling:\n  segments: longest\n"};
   for (size_t i = 0; i < sizeof tiling_ok / sizeof tiling_ok[0]; i++) { /* the tiler landed */
     sfc_config_defaults(&c);
     CHECK_OK(sfc_config_load_buffer(tiling_ok[i], strlen(tiling_ok[i]), "t.yaml", &c, &err), err);

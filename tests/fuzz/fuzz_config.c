@@ -31,7 +31,9 @@ static int same_config(const sfc_config_t *a, const sfc_config_t *b) {
          a->scheduler.window_bytes == b->scheduler.window_bytes &&
          a->scheduler.prefetch_limit == b->scheduler.prefetch_limit &&
          a->tiling.mode == b->tiling.mode && a->tiling.max_tiles == b->tiling.max_tiles &&
-         a->tiling.min_tile == b->tiling.min_tile &&
+         a->tiling.min_tile == b->tiling.min_tile && a->tiling.halo == b->tiling.halo &&
+         a->tiling.grid[0] == b->tiling.grid[0] && a->tiling.grid[1] == b->tiling.grid[1] &&
+         a->tiling.segments == b->tiling.segments &&
          strcmp(a->packer.algorithm, b->packer.algorithm) == 0 &&
          a->packer.mip_max_blocks == b->packer.mip_max_blocks &&
          a->packer.time_limit_s == b->packer.time_limit_s &&

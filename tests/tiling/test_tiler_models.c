@@ -949,6 +949,184 @@ static void test_kept_branch(void) {
   sfc_graph_destroy(g);
 }
 
+/* ---- tiling.grid and tiling.segments ------------------------------------------------ */
+
+/* Every FT segment of a compiled plan: its grid is rows x cols (no batch split), and the
+ * tiles add up to rows x cols per segment. Returns the number of forward segments. */
+static uint32_t check_forced_grid(const sfc_ir_t *ir, uint32_t rows, uint32_t cols) {
+  uint32_t segments = 0, tiles = 0, recomputed = 0, fwd = 0;
+  sfc_ir_tiling_counts(ir, &segments, &tiles, &recomputed);
+  for (uint32_t k = 0; k < ir->n_segments; k++) {
+    const sfc_plan_segment_t *sg = &ir->segments[k];
+    CHECK_EQ_U64(sg->grid[0], 1);
+    CHECK_EQ_U64(sg->grid[1], 1);
+    CHECK_EQ_U64(sg->grid[2], rows);
+    CHECK_EQ_U64(sg->grid[3], cols);
+    CHECK_EQ_U64(sg->tile_count, (uint64_t)rows * cols);
+    fwd += !(sg->flags & SFC_SEGMENT_BACKWARD);
+  }
+  CHECK_EQ_U64(fwd, segments);
+  CHECK_EQ_U64(tiles, (uint64_t)segments * rows * cols);
+  return segments;
+}
+
+/* tiling.grid forces every tiled segment's grid, under on and auto, with the segments
+ * the partitioner cuts or (segments: longest) the whole convolution stack as one; 1x1
+ * too (one tile: the stack's forward recomputed in the backward). Every plan verified. */
+static void test_forced_grid(void) {
+  sfc_graph_t *g = load_vgg16(4096, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  static const struct {
+    sfc_tiling_mode_t mode;
+    uint32_t rows, cols;
+    sfc_tiling_segments_t segments;
+    sfc_tiling_halo_t halo;
+  } cases[] = {
+      {SFC_TILING_ON, 4, 4, SFC_SEGMENTS_AUTO, SFC_HALO_MASKED},
+      {SFC_TILING_ON, 3, 5, SFC_SEGMENTS_LONGEST, SFC_HALO_MASKED},
+      {SFC_TILING_ON, 8, 8, SFC_SEGMENTS_LONGEST, SFC_HALO_SEED},
+      {SFC_TILING_ON, 1, 1, SFC_SEGMENTS_LONGEST, SFC_HALO_SEED},
+      {SFC_TILING_AUTO, 6, 6, SFC_SEGMENTS_AUTO, SFC_HALO_MASKED},
+      {SFC_TILING_AUTO, 4, 4, SFC_SEGMENTS_LONGEST, SFC_HALO_SEED},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sfc_config_t cfg = bestfit_config(UINT64_C(4) << 30); /* untiled: 24.5 GiB */
+    cfg.tiling.mode = cases[i].mode;
+    cfg.tiling.grid[0] = cases[i].rows;
+    cfg.tiling.grid[1] = cases[i].cols;
+    cfg.tiling.segments = cases[i].segments;
+    cfg.tiling.halo = cases[i].halo;
+    sfc_ir_t ir;
+    CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+    uint32_t segments = check_forced_grid(&ir, cases[i].rows, cases[i].cols);
+    printf("VGG-16 4096^2 at 4 GiB, tiling %s, grid %ux%u, segments %s, halo %s: %u segments, "
+           "%s, %.3f s predicted\n",
+           sfc_tiling_mode_name(cases[i].mode), cases[i].rows, cases[i].cols,
+           sfc_tiling_segments_name(cases[i].segments), sfc_tiling_halo_name(cases[i].halo),
+           segments, ir.fits_budget ? "fits" : "over", ir.predicted_iteration_s);
+    CHECK(segments > 0);
+    if (cases[i].segments == SFC_SEGMENTS_LONGEST)
+      CHECK_EQ_U64(segments, 1); /* the 13 convolutions and 5 poolings */
+    if (cases[i].mode == SFC_TILING_AUTO)
+      CHECK(ir.fits_budget); /* auto keeps a candidate whose schedule fits */
+    sfc_ir_deinit(&ir);
+  }
+  sfc_graph_destroy(g);
+}
+
+/* The SFT artifact's configuration through the whole pipeline: the bundled VGG-16 at
+ * 10240^2, tiling.grid 8x8, segments longest, halo seed. The plan's interior tiles
+ * recompute the first convolution on a 1652 x 1652 box of the image (the artifact's;
+ * test_vgg16_halo has the same from the partitioner's boxes), its corner tiles on
+ * 1466 x 1466. */
+static void test_forced_grid_artifact_box(void) {
+  sfc_graph_t *g = load_vgg16(10240, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  sfc_config_t cfg = bestfit_config(UINT64_C(11) << 30);
+  cfg.tiling.mode = SFC_TILING_ON;
+  cfg.tiling.grid[0] = cfg.tiling.grid[1] = 8;
+  cfg.tiling.segments = SFC_SEGMENTS_LONGEST;
+  cfg.tiling.halo = SFC_HALO_SEED;
+  sfc_ir_t ir;
+  CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+  CHECK_EQ_U64(check_forced_grid(&ir, 8, 8), 1);
+  uint32_t image = g->ops[0].inputs[0], found = 0;
+  int64_t rows[64] = {0}, cols[64] = {0};
+  CHECK(strcmp(g->ops[0].type, "convolution") == 0);
+  for (uint32_t i = 0; i < ir.n_steps; i++) {
+    const sfc_step_t *st = &ir.steps[i];
+    if (st->op != 0 || !(st->flags & SFC_STEP_RECOMPUTE) || st->tile >= 64)
+      continue;
+    for (uint32_t u = 0; u < st->use_count; u++) {
+      const sfc_use_t *use = &ir.uses[st->use_begin + u];
+      if (use->tensor != image || use->box == SFC_PLAN_NONE)
+        continue;
+      const sfc_plan_box_t *b = &ir.boxes[use->box];
+      rows[st->tile] = b->hi[2] - b->lo[2];
+      cols[st->tile] = b->hi[3] - b->lo[3];
+      found++;
+    }
+  }
+  CHECK_EQ_U64(found, 64); /* one recomputed first convolution per tile */
+  CHECK_EQ_I64(rows[3 * 8 + 3], 1652);
+  CHECK_EQ_I64(cols[3 * 8 + 3], 1652);
+  CHECK_EQ_I64(rows[0], 1466);
+  CHECK_EQ_I64(cols[0], 1466);
+  printf("VGG-16 10240^2, tiling.grid 8x8, segments longest, halo seed: interior input box "
+         "%lld x %lld, corner %lld x %lld, %s, %.2f s predicted\n",
+         (long long)rows[27], (long long)cols[27], (long long)rows[0], (long long)cols[0],
+         ir.fits_budget ? "fits" : "over", ir.predicted_iteration_s);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* A grid the segment's output cannot take is one clear error naming the segment and its
+ * output's size, from the partitioner, and from sfc_compile_ir under on and auto (the
+ * config file named); never a crash. */
+static void test_forced_grid_too_large(void) {
+  uint32_t out;
+  sfc_graph_t *g = vgg16_features(224, &out); /* the stack's output: 7 x 7 */
+  sfc_pool_t pool = {0};
+  sfc_error_t err = {0};
+  sfc_ft_segment_t *segs = NULL;
+  uint32_t n = 0;
+  sfc_ft_partition_opts_t o = {.tile_bytes = UINT64_C(1) << 20,
+                               .checkpoint_bytes = UINT64_C(1) << 30,
+                               .max_tiles = 1024,
+                               .min_tile = 1,
+                               .grid = {8, 8},
+                               .longest = true};
+  CHECK_EQ_I64(sfc_ft_partition_with(g, &o, &segs, &n, &pool, &err), SFC_ERR_BAD_INPUT);
+  CHECK_EQ_U64(n, 0);
+  CHECK_CONTAINS(err.message, "tiling.grid: 8x8 does not fit the tileable run \"");
+  CHECK_CONTAINS(err.message, "its output is 7 x 7: fewer rows than the grid");
+  o.grid[0] = 7; /* 7 x 7 tiles of one element: the grid fits when min_tile allows */
+  o.grid[1] = 7;
+  CHECK_OK(sfc_ft_partition_with(g, &o, &segs, &n, &pool, &err), err);
+  CHECK_EQ_U64(n, 1);
+  if (n == 1) {
+    CHECK_EQ_U64(segs[0].output, out);
+    CHECK_EQ_U64(sfc_ft_tile_count(&segs[0]), 49);
+  }
+  o.min_tile = 2; /* 7 / 7 = 1 row per tile, under min_tile */
+  CHECK_EQ_I64(sfc_ft_partition_with(g, &o, &segs, &n, &pool, &err), SFC_ERR_BAD_INPUT);
+  CHECK_CONTAINS(err.message, "its output is 7 x 7: tiles of 1 x 1, under tiling.min_tile = 2");
+  o.grid[0] = 1; /* 1 row: only the columns must fit */
+  o.grid[1] = 8;
+  o.longest = false;
+  CHECK_EQ_I64(sfc_ft_partition_with(g, &o, &segs, &n, &pool, &err), SFC_ERR_BAD_INPUT);
+  CHECK_CONTAINS(err.message, "fewer columns than the grid");
+  sfc_pool_free_all(&pool);
+  sfc_graph_destroy(g);
+
+  /* through the pipeline: the bundled VGG-16 at 224^2 (its stack ends at 7 x 7) */
+  g = load_vgg16(224, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  for (int m = 0; m < 2; m++) {
+    sfc_config_t cfg = bestfit_config(UINT64_C(64) << 20); /* auto must tile: untiled over */
+    snprintf(cfg.source, sizeof cfg.source, "grid.yaml");
+    cfg.tiling.mode = m == 0 ? SFC_TILING_ON : SFC_TILING_AUTO;
+    cfg.tiling.grid[0] = cfg.tiling.grid[1] = 16;
+    sfc_ir_t ir;
+    sfc_ir_init(&ir, g, &cfg);
+    sfc_status_t st = sfc_compile_ir(&ir, NULL, &err);
+    CHECK_EQ_I64(st, SFC_ERR_BAD_INPUT);
+    CHECK_CONTAINS(err.message, "grid.yaml: tiling.grid: 16x16 does not fit the segment \"");
+    CHECK(strstr(err.message, "its output is") != NULL);
+    CHECK(strchr(err.message, '\n') == NULL);
+    printf("tiling %s, grid 16x16 on VGG-16 224^2: %s\n", sfc_tiling_mode_name(cfg.tiling.mode),
+           err.message);
+    sfc_ir_deinit(&ir);
+  }
+  sfc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_vgg16_halo);
   RUN(test_seed_plans);
@@ -963,5 +1141,8 @@ int main(void) {
   RUN(test_transposed_workspace_tile);
   RUN(test_auto_fits_untiled);
   RUN(test_auto_tiles_when_needed);
+  RUN(test_forced_grid);
+  RUN(test_forced_grid_artifact_box);
+  RUN(test_forced_grid_too_large);
   return check_summary();
 }

@@ -5,6 +5,8 @@
 
 #include "units.h"
 
+#define SEARCH_NS_PER_UNIT 0.6 /* measured 0.37-0.6 ns (154-1042 blocks) */
+
 void sfc_pack_clock_start(sfc_pack_clock_t *c, bool wall, double limit_s) {
   *c = (sfc_pack_clock_t){
       .wall = wall, .t0 = sfc_clock_seconds(), .backstop = SFC_PACK_WALL_FACTOR * limit_s + 1.0};
@@ -37,8 +39,8 @@ double sfc_pack_cost_greedy(size_t n, double pairs) {
   return (15.0 * pairs + 100.0 * (double)n) * 1e-9;
 }
 
-double sfc_pack_cost_search_node(size_t n) {
-  return (2000.0 + 40.0 * (double)n) * 1e-9;
+double sfc_pack_cost_search(uint64_t units) {
+  return (double)units * SEARCH_NS_PER_UNIT * 1e-9;
 }
 
 double sfc_pack_cost_mip(double iterations, double rows, double nodes) {

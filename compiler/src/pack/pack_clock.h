@@ -17,7 +17,9 @@
  *   best-fit       6 ns x n log2(n)^2 + 200 ns x n     (measured 3.6-8.2 ns x n log2^2 n)
  *   greedy          15 ns per pair of time-overlapping blocks + 100 ns x n
  *                                                     (measured 8-36 ns per pair)
- *   search node     2 us + 40 ns x n                  (measured 7-11 us at 154-454 blocks)
+ *   search          0.6 ns per block or section a node visits (counted as it runs:
+ *                   candidates, overlaps, section floors; measured 0.37-0.6 ns on
+ *                   minimalloc A, C, F, K and idealloc G_1, 154-816 blocks)
  *   mip             5 us + 60 ns x rows per simplex iteration (cuts and node work
  *                   included; measured 56 us at 778 rows), 20 us per node
  */
@@ -26,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define SFC_PACK_WALL_FACTOR 4.0 /* the wall-clock backstop: 4 x the limit + 1 s */
 
@@ -51,7 +54,7 @@ double sfc_pack_clock_spent(sfc_pack_clock_t *c, double t_wall, double model_s);
 
 double sfc_pack_cost_best_fit(size_t n);
 double sfc_pack_cost_greedy(size_t n, double pairs);
-double sfc_pack_cost_search_node(size_t n);
+double sfc_pack_cost_search(uint64_t units);
 double sfc_pack_cost_mip(double iterations, double rows, double nodes);
 
 #endif

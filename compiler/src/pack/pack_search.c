@@ -129,13 +129,14 @@ typedef struct search {
   uint64_t work_limit; /* nodes in all, 0: none (sfc_pack_options_t) */
   double deadline;     /* on the clock */
   sfc_pack_clock_t clk;
-  double node_s; /* the work clock's charge per node (pack_clock.h) */
+  uint64_t units; /* the work done: blocks and sections visited (the work clock's count) */
   bool timed_out, oom;
 } search_t;
 
-/* The clock's reading: on the work clock, the nodes searched so far at node_s each. */
+/* The clock's reading: on the work clock, the blocks and sections visited so far
+ * (units) at their modelled cost. */
 static double s_now(search_t *s) {
-  s->clk.work = (double)s->nodes * s->node_s;
+  s->clk.work = sfc_pack_cost_search(s->units);
   return sfc_pack_clock_now(&s->clk);
 }
 
@@ -184,6 +185,7 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
     memset(s->stamp, 0, s->nsec * sizeof *s->stamp);
     s->stamp_now = 1;
   }
+  s->units += s->sec.overlap_start[i + 1] - s->sec.overlap_start[i] + s->sec.hi[i] - s->sec.lo[i];
   for (uint32_t k = s->sec.overlap_start[i]; k < s->sec.overlap_start[i + 1]; k++) {
     uint32_t o = s->sec.overlap[k];
     if (s->off[o] != NONE)
@@ -195,6 +197,7 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
       return false;
     uint64_t m = align_up(h, s->align);
     s->minoff[o] = m;
+    s->units += s->sec.hi[o] - s->sec.lo[o];
     /* Only a section whose floor is below o's new min offset can rise. */
     for (uint32_t c = s->sec.lo[o]; c < s->sec.hi[o]; c++)
       if (s->floor[c] < m && s->stamp[c] != s->stamp_now) {
@@ -211,6 +214,7 @@ static bool place(search_t *s, uint32_t i, uint64_t x, bool *out_hatless) {
   for (uint32_t k = 0; k < naff; k++) {
     uint32_t c = s->affected[k];
     uint64_t m = NONE;
+    s->units += s->sec.member_start[c + 1] - s->sec.member_start[c];
     for (uint32_t j = s->sec.member_start[c]; j < s->sec.member_start[c + 1] && m > s->floor[c];
          j++) {
       uint32_t b = s->sec.member[j];
@@ -242,7 +246,8 @@ static void unplace(search_t *s, uint32_t i, size_t um_mark, size_t uf_mark) {
 }
 
 /* Load pruning over the partition's sections after a placement at x. */
-static bool feasible(const search_t *s, uint32_t slo, uint32_t shi, uint64_t x) {
+static bool feasible(search_t *s, uint32_t slo, uint32_t shi, uint64_t x) {
+  s->units += shi - slo;
   for (uint32_t c = slo; c < shi; c++) {
     uint64_t f = s->floor[c] > x ? s->floor[c] : x;
     if (f + s->total[c] > s->cap)
@@ -276,6 +281,7 @@ static int search_node(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
     return TIMED_OUT;
   uint64_t min_top = NONE;
   uint32_t left = 0;
+  s->units += 2 * (uint64_t)pn + 1;
   for (uint32_t k = 0; k < pn; k++) {
     uint32_t i = s->ids[pbase + k];
     if (s->off[i] != NONE)
@@ -345,6 +351,7 @@ static int solve_split(search_t *s, uint32_t slo, uint32_t shi, size_t pbase, ui
       b++;
     b++; /* part [a, b) */
     size_t base = s->ids_n;
+    s->units += pn;
     if (!grow((void **)&s->ids, &s->ids_cap, base + pn, sizeof *s->ids)) {
       s->oom = true;
       return ABORTED;
@@ -480,8 +487,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
   search_t s = {.n = n,
                 .align = p->alignment ? p->alignment : 1,
                 .blocks = p->blocks,
-                .work_limit = opt ? opt->work_limit : 0,
-                .node_s = sfc_pack_cost_search_node(n)};
+                .work_limit = opt ? opt->work_limit : 0};
   sfc_pack_clock_start(&s.clk, opt && opt->wall_clock, limit);
   uint64_t *size = malloc(n * sizeof *size);
   pre_t *pre = malloc(n * sizeof *pre);

@@ -1352,6 +1352,59 @@ static bool kept_disjoint(const sfc_graph_t *g, const sfc_ft_segment_t *s,
   return true;
 }
 
+/* Whether tensor t, an input of backward op i of s, is a gradient the tiles accumulate
+ * whole (role ACCUMULATE: also used outside the segment) that i computes from (a view,
+ * such as the detach of a weight gradient, reads no bytes) after the segment's backward
+ * made (part of) it. */
+static bool reads_accumulated(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                              const sfc_ft_info_t *info, uint32_t i, uint32_t t) {
+  return g->ops[i].n_outputs > 0 && info->role[t] == SFC_FT_ROLE_ACCUMULATE &&
+         is_spatial(&g->tensors[t]) && made_before(g, s, t, i);
+}
+
+/* Whether a gradient the tiles accumulate into a whole tensor (role ACCUMULATE: it is
+ * also used outside the segment) may be read by the segment's own backward ops: only
+ * when the tiles' boxes of it are disjoint. A backward op of tile t reads it while the
+ * loop is under way; where an earlier tile's box overlaps t's, the bytes hold that
+ * tile's contribution too, and t propagates it a second time. In masked mode a
+ * gradient's box is the receptive field of the tile's output part, and neighbours'
+ * overlap: a U-Net decoder's cat gradient, read in parts by the up-convolution and
+ * summed whole into the skip, gave up.3's weight gradient 2e3 x its size (found by
+ * sfc-train on the bundled U-Net in float64). Such a segment is not taken; its run is cut before
+ * the tensor. O(grid rows + columns + batch tiles) box computations. */
+static bool accumulated_reads_disjoint(const sfc_graph_t *g, const sfc_ft_segment_t *s,
+                                       const sfc_ft_info_t *info, sfc_ft_box_t *scratch) {
+  bool any = false;
+  for (uint32_t i = s->bwd_begin; i < s->bwd_end && !any; i++)
+    for (uint32_t k = 0; k < g->ops[i].n_inputs; k++)
+      any |= reads_accumulated(g, s, info, i, g->ops[i].inputs[k]);
+  if (!any)
+    return true;
+  for (int a = 0; a < 4; a++) {
+    if (a == 1 || s->grid[a] == 1)
+      continue;
+    for (uint32_t i = s->bwd_begin; i < s->bwd_end; i++)
+      for (uint32_t k = 0; k < g->ops[i].n_inputs; k++) {
+        uint32_t t = g->ops[i].inputs[k];
+        if (!reads_accumulated(g, s, info, i, t))
+          continue;
+        int64_t at = INT64_MIN;
+        for (uint32_t j = 0; j < s->grid[a]; j++) {
+          uint32_t tile = j; /* index j along axis a, 0 along the others */
+          for (int b = a + 1; b < 4; b++)
+            tile *= s->grid[b];
+          sfc_ft_tile_boxes(g, s, info, tile, scratch);
+          if (box_is_empty(&scratch[t]))
+            continue;
+          if (scratch[t].lo[a] < at)
+            return false;
+          at = scratch[t].hi[a];
+        }
+      }
+  }
+  return true;
+}
+
 static bool choose_grid(const sfc_graph_t *g, sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                         uint64_t tile_bytes, uint32_t max_tiles, uint32_t min_tile,
                         sfc_ft_box_t *scratch) {
@@ -1533,6 +1586,8 @@ sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_
       }
       if (!kept_disjoint(g, &s, &info, scratch))
         continue; /* a kept branch its tiles would write twice */
+      if (!accumulated_reads_disjoint(g, &s, &info, scratch))
+        continue; /* a whole gradient its own tiles would read with the others' parts */
       if (fits || !best_end || longest) {
         best = s;
         best_end = end;

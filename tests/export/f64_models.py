@@ -9,11 +9,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tools"))
-from sfcexport import models  # noqa: E402
+from sfcexport import exporter, models  # noqa: E402
 
 
 def _f64(builder, batch, image_size):
     m, (inp, y), loss = builder(batch=batch, image_size=image_size)
+    if y is not None and y.is_floating_point():
+        y = y.double()
     return m.double(), (tuple(x.double() for x in inp), y), loss
 
 
@@ -31,3 +33,12 @@ def catup(batch=2, image_size=32):
 
 def smooth(batch=2, image_size=32):
     return _f64(models.tiny_smooth, batch, image_size)
+
+
+def unet(batch=1, image_size=64):
+    """The bundled U-Net (batch norm, transposed-convolution up-sampling, skips joined by
+    cat) in float64."""
+    def build(batch, image_size):
+        m, ex, loss = exporter.resolve("unet", image_size)(batch)
+        return m, ex, loss
+    return _f64(build, batch, image_size)

@@ -77,13 +77,14 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
   }
   if (a->tiling) {
     int found = -1;
-    for (int m = SFC_TILING_OFF; m <= SFC_TILING_AUTO; m++)
+    for (int m = SFC_TILING_OFF; m <= SFC_TILING_FASTEST; m++)
       if (strcmp(a->tiling, sfc_tiling_mode_name((sfc_tiling_mode_t)m)) == 0)
         found = m;
     if (found < 0)
-      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                           "--tiling: unknown tiling mode '%s' (expected one of: off, on, auto)",
-                           a->tiling);
+      return sfc_error_set(
+          err, SFC_ERR_BAD_INPUT,
+          "--tiling: unknown tiling mode '%s' (expected one of: off, on, auto, fastest)",
+          a->tiling);
     cfg->tiling.mode = (sfc_tiling_mode_t)found;
   }
   /* The config loader checked a packer.algorithm the file gave (with its line and column). */

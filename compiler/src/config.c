@@ -99,6 +99,8 @@ const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode) {
       return "on";
     case SFC_TILING_AUTO:
       return "auto";
+    case SFC_TILING_FASTEST:
+      return "fastest";
   }
   return "unknown";
 }
@@ -203,7 +205,7 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "prefetch_limit", a, "max ops a swap-in may run ahead; 0 = unlimited");
 
   fprintf(out, "\ntiling:\n");
-  field(out, "mode", sfc_tiling_mode_name(cfg->tiling.mode), "off | on | auto");
+  field(out, "mode", sfc_tiling_mode_name(cfg->tiling.mode), "off | on | auto | fastest");
   snprintf(a, sizeof a, "%u", (unsigned)cfg->tiling.max_tiles);
   field(out, "max_tiles", a, "tiles per segment at most, 1..1048576");
   snprintf(a, sizeof a, "%u", (unsigned)cfg->tiling.min_tile);

@@ -31,8 +31,9 @@ typedef enum sfc_sched_policy {
 
 typedef enum sfc_tiling_mode {
   SFC_TILING_OFF = 0,
-  SFC_TILING_ON = 1,  /* tile every FT segment that can be tiled */
-  SFC_TILING_AUTO = 2 /* tile only where a tensor does not fit the budget */
+  SFC_TILING_ON = 1,     /* tile every FT segment that can be tiled */
+  SFC_TILING_AUTO = 2,   /* tile only where a tensor does not fit the budget */
+  SFC_TILING_FASTEST = 3 /* auto, and tile where that is predicted faster than swapping */
 } sfc_tiling_mode_t;
 
 /* How a tiled segment's backward finds its boxes (docs/algorithms.md "FT tiling"). */

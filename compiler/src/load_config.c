@@ -181,7 +181,7 @@ static const field_t fields[F_COUNT] = {
 #undef AT
 
 static const char *const policy_names[] = {"none", "window", "vdnn", "lms"};
-static const char *const mode_names[] = {"off", "on", "auto"};
+static const char *const mode_names[] = {"off", "on", "auto", "fastest"};
 static const char *const halo_names[] = {"masked", "seed"};
 static const char *const segments_names[] = {"auto", "longest"};
 
@@ -519,9 +519,10 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
     }
 
     case K_MODE: {
-      int i = name_index(mode_names, 3, s);
+      int i = name_index(mode_names, 4, s);
       if (i < 0)
-        return FAIL(L, e->start_mark, path, "unknown mode '%s'; expected one of: off, on, auto", v);
+        return FAIL(L, e->start_mark, path,
+                    "unknown mode '%s'; expected one of: off, on, auto, fastest", v);
       sfc_tiling_mode_t m = (sfc_tiling_mode_t)i;
       memcpy(slot, &m, sizeof m);
       return SFC_OK;

@@ -217,6 +217,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
  * (they then differ only in where segments end; with tiling.segments longest they are
  * one); tiling.segments longest keeps whole runs (the checkpoint budgets then do not
  * matter). Leaves the choice in tile_given. */
+/* Tiling a graph whose untiled schedule fits with swaps must be predicted this much
+ * faster (a tiled plan recomputes and has more steps; a tie keeps the simpler plan). */
+#define SFC_TILE_OVER_SWAPS_GAIN 0.02
+
 typedef struct tiling_candidate {
   sfc_ft_segment_t *segs;
   uint32_t n, tiles, tile_div, checkpoint_div;
@@ -277,8 +281,19 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   if (opt && opt->verbose > 0)
     fprintf(dump, "sfc: tiling candidate 0 (untiled): lower bound %" PRIu64 " B%s\n",
             cand[0].lower_bound, cand[0].fits ? "" : " (over)");
-  if (cand[0].fits)
-    return SFC_OK;
+  int best = -1;
+  if (cand[0].fits) {
+    if (!cand[0].swaps || cfg->tiling.mode != SFC_TILING_FASTEST)
+      return SFC_OK; /* in core (nothing to gain), or auto: tile only what must be */
+    /* fastest, and the untiled plan fits with swaps: tiling may still be faster
+     * (recomputing a tile can cost less than waiting for the link); the untiled plan's
+     * replay is the time to beat */
+    SFC_TRY(run_candidate(ir, &cand[0], true, err));
+    cand[0].tried = true;
+    best = 0;
+    if (opt && opt->verbose > 0)
+      fprintf(dump, "sfc: tiling candidate 0 replayed on sim: %.3f ms\n", cand[0].time_s * 1e3);
+  }
   for (size_t a = 0; a < sizeof tile_divs / sizeof tile_divs[0]; a++)
     for (size_t b = 0; b < sizeof checkpoint_divs / sizeof checkpoint_divs[0]; b++) {
       tiling_candidate_t *c = &cand[nc];
@@ -312,7 +327,6 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
               cand[k].swaps ? ", swaps" : "");
   }
   /* the fastest feasible one, by step-time sum first (a lower bound on its replay) */
-  int best = -1;
   for (;;) {
     int next = -1;
     for (uint32_t k = 1; k < nc; k++) {
@@ -331,11 +345,12 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       if (opt && opt->verbose > 0)
         fprintf(dump, "sfc: tiling candidate %d replayed on sim: %.3f ms\n", next, c->time_s * 1e3);
     }
-    if (best < 0 || c->time_s < cand[best].time_s ||
-        (c->time_s == cand[best].time_s && c->tiles < cand[best].tiles))
+    if (best == 0 ? c->time_s < cand[0].time_s * (1.0 - SFC_TILE_OVER_SWAPS_GAIN)
+                  : best < 0 || c->time_s < cand[best].time_s ||
+                        (c->time_s == cand[best].time_s && c->tiles < cand[best].tiles))
       best = next;
   }
-  if (best < 0)
+  if (best <= 0)
     return SFC_OK;
   ir->tile_given = cand[best].segs;
   ir->n_tile_given = cand[best].n;
@@ -363,7 +378,9 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
-    if (passes[i].fn == sfc_pass_tile && ir->config->tiling.mode == SFC_TILING_AUTO &&
+    if (passes[i].fn == sfc_pass_tile &&
+        (ir->config->tiling.mode == SFC_TILING_AUTO ||
+         ir->config->tiling.mode == SFC_TILING_FASTEST) &&
         !ir->n_tile_given && ir->config->budget_bytes && ir->schedule_rounds == 1)
       SFC_TRY(tune_tiling(ir, opt, err));
     sfc_status_t st = passes[i].fn(ir, err);

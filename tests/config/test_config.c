@@ -171,6 +171,7 @@ static void test_names(void) {
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_OFF), "off");
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_ON), "on");
   CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_AUTO), "auto");
+  CHECK_STR_EQ(sfc_tiling_mode_name(SFC_TILING_FASTEST), "fastest");
   CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_MASKED), "masked");
   CHECK_STR_EQ(sfc_tiling_halo_name(SFC_HALO_SEED), "seed");
   CHECK_STR_EQ(sfc_tiling_segments_name(SFC_SEGMENTS_AUTO), "auto");
@@ -800,9 +801,10 @@ static void test_not_implemented(void) {
   CHECK_OK(sfc_config_load_file(test_data("configs/override-all.yaml"), &c, &err), err);
   CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
   CHECK(strstr(err.message, "scheduler.window: a fixed window is not implemented") != NULL);
-  const char *tiling_ok[] = {"tiling:\n  mode: on\n",    "tiling:\n  max_tiles: 64\n",
-                             "tiling:\n  min_tile: 8\n", "tiling:\n  halo: seed\n",
-                             "tiling:\n  grid: 16x16\n", "tiling:\n  segments: longest\n"};
+  const char *tiling_ok[] = {"tiling:\n  mode: on\n",     "tiling:\n  max_tiles: 64\n",
+                             "tiling:\n  min_tile: 8\n",  "tiling:\n  halo: seed\n",
+                             "tiling:\n  grid: 16x16\n",  "tiling:\n  segments: longest\n",
+                             "tiling:\n  mode: fastest\n"};
   for (size_t i = 0; i < sizeof tiling_ok / sizeof tiling_ok[0]; i++) { /* the tiler landed */
     sfc_config_defaults(&c);
     CHECK_OK(sfc_config_load_buffer(tiling_ok[i], strlen(tiling_ok[i]), "t.yaml", &c, &err), err);

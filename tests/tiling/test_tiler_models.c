@@ -778,6 +778,57 @@ static sfc_graph_t *load_vgg16(int64_t image, int64_t batch) {
   return load_model("vgg16", image, batch);
 }
 
+/* tiling.mode fastest: DarkNet-19 at 4096^2 in the 2080 Ti's 11 GiB fits untiled, with
+ * swaps that stall (auto keeps it, 0.93 s predicted); fastest also replays the tiler's
+ * candidates and takes a tiled plan predicted at least 2 % faster (0.64 s: recomputing
+ * a few tiles costs less than waiting for the link). Both plans verified. In core (the
+ * A100's 40 GiB, which the untiled graph fits without swaps) fastest tiles nothing. */
+static void test_fastest(void) {
+  sfc_graph_t *g = load_model("darknet19", 4096, 1);
+  CHECK(g != NULL);
+  if (!g)
+    return;
+  const sfc_profile_t *p = sfc_profile_find("rtx2080ti-pcie3");
+  CHECK(p != NULL);
+  if (!p) {
+    sfc_graph_destroy(g);
+    return;
+  }
+  double t[2] = {0};
+  uint32_t segments[2] = {0}, tiles = 0, recomputed = 0;
+  for (int m = 0; m < 2; m++) {
+    sfc_config_t cfg = bestfit_config(UINT64_C(11) << 30);
+    cfg.device = *p;
+    cfg.tiling.mode = m == 0 ? SFC_TILING_AUTO : SFC_TILING_FASTEST;
+    sfc_ir_t ir;
+    CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+    CHECK(ir.fits_budget);
+    CHECK(m == 1 || ir.n_swaps > 0); /* the untiled plan swaps */
+    sfc_ir_tiling_counts(&ir, &segments[m], &tiles, &recomputed);
+    t[m] = ir.predicted_iteration_s;
+    sfc_ir_deinit(&ir);
+  }
+  printf("DarkNet-19 4096^2 in 11 GiB (rtx2080ti-pcie3): auto %u segments, %.3f s predicted; "
+         "fastest %u segments, %.3f s\n",
+         segments[0], t[0], segments[1], t[1]);
+  CHECK_EQ_U64(segments[0], 0);
+  CHECK(segments[1] > 0);
+  CHECK(t[1] <= 0.98 * t[0]);
+  const sfc_profile_t *a100 = sfc_profile_find("a100-pcie4"); /* 40 GiB: in core */
+  CHECK(a100 != NULL);
+  sfc_config_t cfg = bestfit_config(UINT64_C(40) << 30);
+  if (a100)
+    cfg.device = *a100;
+  cfg.tiling.mode = SFC_TILING_FASTEST;
+  sfc_ir_t ir;
+  CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+  sfc_ir_tiling_counts(&ir, &segments[0], &tiles, &recomputed);
+  CHECK(ir.n_swaps == 0);
+  CHECK_EQ_U64(segments[0], 0);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
 /* A graph that fits untiled gets no tiling under auto (no recompute), where on tiles. */
 static void test_auto_fits_untiled(void) {
   sfc_graph_t *g = load_vgg16(1024, 1);
@@ -1140,6 +1191,7 @@ int main(void) {
   RUN(test_workspaces_tile);
   RUN(test_transposed_workspace_tile);
   RUN(test_auto_fits_untiled);
+  RUN(test_fastest);
   RUN(test_auto_tiles_when_needed);
   RUN(test_forced_grid);
   RUN(test_forced_grid_artifact_box);

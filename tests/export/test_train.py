@@ -29,6 +29,10 @@ the graph's, a corrupt plan (exit 2); and an exporter miss made on purpose — t
 batch-norm ops stripped of the running statistics they write — caught as a parameter
 that differs from eager PyTorch (exit 1).
 
+`accumulate`: `--reference accumulate:K` (the plan run against in-core training in K
+micro-batches, gradients accumulated), float64 tiny-fcn with swaps within 1e-9, and
+tiny-cnn's batch norm caught as a difference.
+
 `fake_cuda`: tiny-cnn (batch 16, 32x32) and tiny-transformer on the runtime's `cuda`
 device through the test suite's fake CUDA driver (`--fake-driver`, $SFC_FAKE_LIBCUDA or
 build/tests/runtime_cuda/libsfc_fake_libcuda.so), whose device memory is host memory
@@ -265,6 +269,47 @@ def tiled_model(d, model, batch, size, budgets, extra=""):
                                   f"ran (ran {sorted(ran)})")
 
 
+def accumulate(d):
+    """--check --reference accumulate:K (issue 14 item 7's comparison, for batches that do
+    not fit in core): tiny-fcn in float64 (no batch norm, no dropout) at batch 4, a plan
+    with swaps, against in-core training as 2 and as 4 micro-batches with gradients
+    accumulated: the losses, updated parameters and optimizer state within 1e-9 (the
+    micro-batches sum in another order). The comparison has teeth: tiny-cnn's batch norm
+    normalises each micro-batch by its own statistics, and the same check exits 1. A
+    batch that K does not divide is exit 2."""
+    g = export("f64_models:fcn", 4, ["--image-size", "32"], "acc-fcn.json", d)
+    if g is None:
+        return
+    _, info, _ = compile_plan(g, None, os.devnull, d)
+    _, probe, _ = compile_plan(g, 1, os.devnull, d)  # the smallest budget a schedule reaches
+    budget = (info["in_core_peak_bytes"] + probe["min_budget_bytes"]) // 2
+    rc, info, err = compile_plan(g, budget, "acc-fcn.plan", d, ["--tiling", "off"])
+    if not check(rc == 0 and info and info["fits_budget"] and info["swaps"] > 0,
+                 f"fcn at {budget} B: compile rc {rc}: {err.strip()}"):
+        return
+    for k in (2, 4):
+        rc, out, err = run([TRAIN, "--graph", g, "--plan", "acc-fcn.plan", "--check", "--json",
+                            "-q", "--reference", f"accumulate:{k}", "--tolerance", "1e-9"], d)
+        if not check(rc == 0, f"fcn accumulate:{k}: rc {rc}: {err.strip()[-300:]}"):
+            continue
+        r = json.loads(out)
+        check(r["reference"] == f"accumulate:{k}" and len(r["iterations"]) == 3 and
+              r["swaps_out"] > 0, f"fcn accumulate:{k}: {r['reference']}, {r['iterations']}")
+        print(f"fcn (float64) b4 with swaps against {k} accumulated micro-batches: losses "
+              f"{[round(i['loss'], 12) for i in r['iterations']]}, largest relative "
+              f"difference {r['max_relative_difference']:.2g}")
+    rc, _, err = run([TRAIN, "--graph", g, "--plan", "acc-fcn.plan", "--check", "-q",
+                      "--reference", "accumulate:3", "--tolerance", "1e-9"], d)
+    check(rc == 2 and "not a multiple of 3" in err, f"accumulate:3 of batch 4: rc {rc}: {err}")
+    p = prepared("tiny-cnn", 8, ["--image-size", "16"], d)
+    if p is None:
+        return
+    rc, _, err = run([TRAIN, "--graph", p[0], "--plan", "tiny-cnn.plan", "--check", "-q",
+                      "--reference", "accumulate:2", "--tolerance", "1e-6"], d)
+    check(rc == 1 and "MISMATCH" in err, f"tiny-cnn (batch norm) accumulate:2: rc {rc}: {err}")
+    print(f"tiny-cnn (batch norm) against 2 accumulated micro-batches: {err.strip()[-160:]}")
+
+
 FAKE = [("tiny-cnn", 16, ["--image-size", "32"]), ("tiny-transformer", 2, [])]
 
 
@@ -395,6 +440,8 @@ def main():
             tiled(d)
         if which in ("errors", "all"):
             errors(d)
+        if which in ("accumulate", "all"):
+            accumulate(d)
         if which in ("fake_cuda", "all"):
             lib = fake_driver()
             if lib is None and which == "fake_cuda":

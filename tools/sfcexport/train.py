@@ -25,6 +25,13 @@ plan run computed. Nothing of the model's Python code runs during a plan iterati
 constant made from Python data inside the model (a graph `input` no declared tensor
 explains) cannot be replayed and is refused.
 
+--check --reference accumulate:K compares instead with in-core training of each batch as
+K micro-batches, gradients accumulated (the losses scaled by 1/K) before one optimizer
+step: the loss and the updated parameters and optimizer state, within --tolerance (the
+sums run in another order). For a batch too large to train in core (on a GPU); exact up
+to rounding only for models that neither mix samples (batch norm) nor draw random
+numbers (dropout).
+
 --check runs the same iterations eagerly first (the model's own Python code, recorded
 with the exporter's recorder), one iteration at a time from the same state and the same
 random-number state, and compares: the eager op sequence and calls with the graph's (the
@@ -895,6 +902,38 @@ class EagerRecorder(Recorder):
         return out
 
 
+def micro_batches(example, batch, k):
+    """example split into k micro-batches along the batch dimension (tensors whose first
+    size is the batch; anything else is shared)."""
+    if batch % k:
+        raise TrainError(f"--reference accumulate:{k}: the batch {batch} is not a multiple "
+                         f"of {k}")
+    m = batch // k
+
+    def part(i):
+        return tree_map(lambda t: t[i * m:(i + 1) * m]
+                        if isinstance(t, torch.Tensor) and t.dim() and t.shape[0] == batch
+                        else t, example)
+    return [part(i) for i in range(k)]
+
+
+def accumulated_iteration(model, opt, example, loss_fn, batch, k):
+    """The reference of --reference accumulate:K: one in-core iteration as K micro-batches
+    whose losses are scaled by 1/K, the gradients summed by autograd, then one optimizer
+    step: what a framework does when the batch does not fit. For a loss that is a mean
+    over the batch (every built-in model's) it computes the full batch's loss and
+    gradients up to rounding, unless the model mixes samples (batch-norm statistics) or
+    draws random numbers (dropout). Returns the loss (the micro-batches' mean)."""
+    opt.zero_grad(set_to_none=True)
+    total = None
+    for inputs, target in micro_batches(example, batch, k):
+        loss = loss_fn(model(*inputs), target)
+        (loss / k).backward()
+        total = loss.detach() / k if total is None else total + loss.detach() / k
+    opt.step()
+    return total
+
+
 def eager_iteration(model, opt, example, loss_fn):
     """One eager iteration as sfc-export records it; returns (recorder, loss value,
     {param name: grad}, {param name: grad tensor id})."""
@@ -1424,6 +1463,7 @@ def run(args, log):
     on_gpu = mem.device.type == "cuda"
     tolerance = getattr(args, "tolerance", None) or 0.0
     cmp = Comparer(tolerance)
+    accumulate = getattr(args, "accumulate", None)  # --reference accumulate:K
     eager = copy.deepcopy((model, opt, example)) if args.check else None
     ex = Executor(graph, plan, model, opt, example, log, device=device, mem=mem, session=sopts,
                   use_out=not getattr(args, "no_out", False))
@@ -1438,7 +1478,12 @@ def run(args, log):
             ex.feed(fresh, it)
             if eager is not None:
                 copy_batch(eager[2], fresh, it)
-        if eager is not None:
+        if eager is not None and accumulate:
+            rng = _rng_state(on_gpu)
+            eloss = accumulated_iteration(*eager, loss_fn, batch, accumulate)
+            egrads, rng_after = {}, _rng_state(on_gpu)  # gradients: see the updated state
+            _set_rng_state(rng)
+        elif eager is not None:
             rng = _rng_state(on_gpu)
             rec, eloss, egrads, grad_ids = eager_iteration(*eager, loss_fn)
             rng_after = _rng_state(on_gpu)
@@ -1467,12 +1512,12 @@ def run(args, log):
         losses.append(float(loss) if loss is not None else float("nan"))
         log(f"sfc-train: iteration {it}: loss {losses[-1]!r}")
         if eager is not None:
-            if not _rng_equal(_rng_state(on_gpu), rng_after):
+            if not accumulate and not _rng_equal(_rng_state(on_gpu), rng_after):
                 raise Mismatch(f"iteration {it}: the plan run drew other random numbers than "
                                f"eager PyTorch")
             if loss is None or cmp.differs(loss.reshape(eloss.shape), eloss) is not None:
-                raise Mismatch(f"iteration {it}: loss: plan {losses[-1]!r}, eager "
-                               f"{float(eloss)!r}")
+                raise Mismatch(f"iteration {it}: loss: plan {losses[-1]!r}, "
+                               f"{'accumulated' if accumulate else 'eager'} {float(eloss)!r}")
             for n, gval in egrads.items():
                 tid = grad_ids[n]
                 got = ex.tensor_value(tid, _geom_of(gval)) if tid is not None else None
@@ -1496,7 +1541,7 @@ def run(args, log):
                         if d is not None:
                             raise Mismatch(f"iteration {it}: optimizer state "
                                            f"{names.get(id(p))}.{key}: {d}")
-            report["iterations"].append({"loss": losses[-1],
+            report["iterations"].append({"loss": losses[-1], "reference_loss": float(eloss),
                                          "bitwise": cmp.iteration_max == 0.0,
                                          "max_relative_difference": cmp.iteration_max,
                                          "gradients": len(egrads)})
@@ -1514,6 +1559,7 @@ def run(args, log):
         "step_us_median": us[len(us) // 2] if us else None,
         "step_us_p99": percentile(us, 0.99),
         "checked": bool(args.check), "tolerance": tolerance,
+        "reference": f"accumulate:{accumulate}" if accumulate else "eager",
         "max_relative_difference": cmp.max_rel, "iterations_run": len(losses),
         **ex.result_paths(), "out_fallbacks": sorted(ex.out_fallbacks),
         "tiled_steps": sum(ex.tiled_ops.values()), "tiled_ops": ex.tiled_ops})

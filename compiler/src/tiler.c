@@ -1628,15 +1628,14 @@ sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_
  * tensors take at most 1/16 of it (of 1 GiB without a budget); tiling.grid forces the
  * grid instead, tiling.segments longest keeps whole runs. auto: the segments the
  * pipeline's grid tuner chose (tune_tiling, given in tile_given), or none; off: none.
- * tiling.halo seed makes every segment a seed one (given ones too: the tuner's are
- * masked-sized). */
+ * tiling.halo seed makes every segment a seed one (given ones too, though the tuner
+ * already sized them with the configured halo). */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
   if (ir->n_tile_given) {
     if (cfg->tiling.halo != SFC_HALO_SEED)
       return sfc_ft_rewrite(ir, ir->tile_given, ir->n_tile_given, err);
-    /* tiling.halo seed: the given segments (the grid tuner's, sized with masked boxes)
-     * get the seed's boxes */
+    /* tiling.halo seed: the given segments (the grid tuner's) get the seed's boxes */
     sfc_ft_segment_t *segs = sfc_pool_calloc(&ir->pool, ir->n_tile_given, sizeof *segs);
     if (!segs)
       return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory tiling");

@@ -42,3 +42,9 @@ def unet(batch=1, image_size=64):
         m, ex, loss = exporter.resolve("unet", image_size)(batch)
         return m, ex, loss
     return _f64(build, batch, image_size)
+
+
+def resnet50_gn(batch=2, image_size=64):
+    """ResNet-50 with group normalisation (models.resnet50_gn) in float64: the model of
+    tools/gpu-check's out-of-core run against accumulated micro-batches."""
+    return _f64(models.resnet50_gn, batch, image_size)

@@ -320,7 +320,22 @@ def tiny_smooth(batch=2, image_size=32):
     return tiny_catup(batch, image_size, smooth=True)
 
 
+def resnet50_gn(batch=2, image_size=224):
+    """torchvision's ResNet-50 with group normalisation (32 groups) in place of batch norm
+    (Wu and He, "Group Normalization", 2018): each sample normalised on its own, so a
+    batch trained whole and the same batch trained as micro-batches with gradients
+    accumulated compute the same thing up to rounding (sfc-train --reference
+    accumulate:K; tools/gpu-check's out-of-core run)."""
+    import torchvision
+    m = torchvision.models.resnet50(weights=None,
+                                    norm_layer=lambda c: nn.GroupNorm(32, c))
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 1000, (batch,))
+    return m, ((x,), y), lambda out, t: nn.functional.cross_entropy(out, t)
+
+
 BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
            "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn,
-           "tiny-updown": tiny_updown, "tiny-catup": tiny_catup, "tiny-smooth": tiny_smooth}
+           "tiny-updown": tiny_updown, "tiny-catup": tiny_catup, "tiny-smooth": tiny_smooth,
+           "resnet50-gn": resnet50_gn}

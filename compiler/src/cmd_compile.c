@@ -280,12 +280,34 @@ static int run(int argc, char **argv) {
             sfc_format_size(ir.arena_bytes, need, sizeof need),
             sfc_format_size(cfg.budget_bytes, have, sizeof have));
   } else if (st == SFC_OK && !fits) { /* the pinned host staging arena is over its budget */
-    char need[32], have[32];
-    fprintf(stderr,
-            "sfc: %s: the plan stages %s of swapped tensors in pinned host memory, more than "
-            "host.staging_budget %s (the scheduler does not plan within it yet)\n",
-            a.graph, sfc_format_size(ir.host_arena_bytes, need, sizeof need),
-            sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have));
+    char need[32], have[32], live[32], dev[32], op[96];
+    /* Any plan: at step k every live byte the device budget cannot hold waits in pinned
+     * host memory (a swapped tensor's staging block, or a home there) */
+    uint64_t floor = 0;
+    uint32_t at = 0;
+    for (uint32_t k = 0; ir.live_bytes && k < ir.n_steps; k++)
+      if (ir.live_bytes[k] > cfg.budget_bytes && ir.live_bytes[k] - cfg.budget_bytes > floor) {
+        floor = ir.live_bytes[k] - cfg.budget_bytes;
+        at = k;
+      }
+    if (floor > cfg.host.staging_budget_bytes)
+      fprintf(stderr,
+              "sfc: %s: no schedule fits host.staging_budget %s: at step %u (\"%s\") %s is "
+              "live and the device budget holds %s, so at least %s waits in pinned host "
+              "memory\n",
+              a.graph, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have), at,
+              sfc_name_shown(graph->ops[ir.steps[at].op].name, op),
+              sfc_format_size(ir.live_bytes[at], live, sizeof live),
+              sfc_format_size(cfg.budget_bytes, dev, sizeof dev),
+              sfc_format_size(floor, need, sizeof need));
+    else
+      fprintf(stderr,
+              "sfc: %s: the plan stages %s of swapped tensors in pinned host memory, more than "
+              "host.staging_budget %s (at least %s must be; the scheduler does not plan "
+              "within the staging budget yet)\n",
+              a.graph, sfc_format_size(ir.host_arena_bytes, need, sizeof need),
+              sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have),
+              sfc_format_size(floor, live, sizeof live));
   }
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(graph);

@@ -1374,33 +1374,42 @@ static bool reads_accumulated(const sfc_graph_t *g, const sfc_ft_segment_t *s,
  * the tensor. O(grid rows + columns + batch tiles) box computations. */
 static bool accumulated_reads_disjoint(const sfc_graph_t *g, const sfc_ft_segment_t *s,
                                        const sfc_ft_info_t *info, sfc_ft_box_t *scratch) {
-  bool any = false;
-  for (uint32_t i = s->bwd_begin; i < s->bwd_end && !any; i++)
-    for (uint32_t k = 0; k < g->ops[i].n_inputs; k++)
-      any |= reads_accumulated(g, s, info, i, g->ops[i].inputs[k]);
-  if (!any)
-    return true;
-  for (int a = 0; a < 4; a++) {
+  enum { MAX_READ = 16 };
+  uint32_t ts[MAX_READ], nt = 0;
+  for (uint32_t i = s->bwd_begin; i < s->bwd_end; i++)
+    for (uint32_t k = 0; k < g->ops[i].n_inputs; k++) {
+      uint32_t t = g->ops[i].inputs[k];
+      if (!reads_accumulated(g, s, info, i, t))
+        continue;
+      bool seen = false;
+      for (uint32_t q = 0; q < nt && !seen; q++)
+        seen = ts[q] == t;
+      if (seen)
+        continue;
+      if (nt == MAX_READ)
+        return false; /* more than any real segment has: refuse rather than guess */
+      ts[nt++] = t;
+    }
+  for (int a = 0; a < 4 && nt; a++) {
     if (a == 1 || s->grid[a] == 1)
       continue;
-    for (uint32_t i = s->bwd_begin; i < s->bwd_end; i++)
-      for (uint32_t k = 0; k < g->ops[i].n_inputs; k++) {
-        uint32_t t = g->ops[i].inputs[k];
-        if (!reads_accumulated(g, s, info, i, t))
+    int64_t at[MAX_READ];
+    for (uint32_t q = 0; q < nt; q++)
+      at[q] = INT64_MIN;
+    for (uint32_t j = 0; j < s->grid[a]; j++) {
+      uint32_t tile = j; /* index j along axis a, 0 along the others */
+      for (int c = a + 1; c < 4; c++)
+        tile *= s->grid[c];
+      sfc_ft_tile_boxes(g, s, info, tile, scratch); /* once per tile for every tensor */
+      for (uint32_t q = 0; q < nt; q++) {
+        const sfc_ft_box_t *x = &scratch[ts[q]];
+        if (box_is_empty(x))
           continue;
-        int64_t at = INT64_MIN;
-        for (uint32_t j = 0; j < s->grid[a]; j++) {
-          uint32_t tile = j; /* index j along axis a, 0 along the others */
-          for (int b = a + 1; b < 4; b++)
-            tile *= s->grid[b];
-          sfc_ft_tile_boxes(g, s, info, tile, scratch);
-          if (box_is_empty(&scratch[t]))
-            continue;
-          if (scratch[t].lo[a] < at)
-            return false;
-          at = scratch[t].hi[a];
-        }
+        if (x->lo[a] < at[q])
+          return false;
+        at[q] = x->hi[a];
       }
+    }
   }
   return true;
 }

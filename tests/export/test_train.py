@@ -274,7 +274,8 @@ def accumulate(d):
     not fit in core): tiny-fcn in float64 (no batch norm, no dropout) at batch 4, a plan
     with swaps, against in-core training as 2 and as 4 micro-batches with gradients
     accumulated: the losses, updated parameters and optimizer state within 1e-9 (the
-    micro-batches sum in another order). The comparison has teeth: tiny-cnn's batch norm
+    micro-batches sum in another order); then tools/gpu-check's model, ResNet-50 with
+    group norm in float64, at batch 4, 32x32, half its in-core peak, against 2. The comparison has teeth: tiny-cnn's batch norm
     normalises each micro-batch by its own statistics, and the same check exits 1. A
     batch that K does not divide is exit 2."""
     g = export("f64_models:fcn", 4, ["--image-size", "32"], "acc-fcn.json", d)
@@ -301,6 +302,23 @@ def accumulate(d):
     rc, _, err = run([TRAIN, "--graph", g, "--plan", "acc-fcn.plan", "--check", "-q",
                       "--reference", "accumulate:3", "--tolerance", "1e-9"], d)
     check(rc == 2 and "not a multiple of 3" in err, f"accumulate:3 of batch 4: rc {rc}: {err}")
+    # tools/gpu-check's model (ResNet-50 with group norm, float64), small, on the host
+    g = export("f64_models:resnet50_gn", 4, ["--image-size", "32"], "acc-rgn.json", d)
+    if g is not None:
+        _, info, _ = compile_plan(g, None, os.devnull, d)
+        _, probe, _ = compile_plan(g, 1, os.devnull, d)
+        budget = max(info["in_core_peak_bytes"] // 2, int(probe["min_budget_bytes"] * 1.03))
+        rc, info, err = compile_plan(g, budget, "acc-rgn.plan", d)
+        if check(rc == 0 and info and info["fits_budget"] and info["swaps"] > 0,
+                 f"resnet50-gn at {budget} B: compile rc {rc}: {err.strip()}"):
+            rc, out, err = run([TRAIN, "--graph", g, "--plan", "acc-rgn.plan", "--check",
+                                "--json", "-q", "--reference", "accumulate:2", "--tolerance",
+                                "1e-9"], d)
+            if check(rc == 0, f"resnet50-gn accumulate:2: rc {rc}: {err.strip()[-300:]}"):
+                r = json.loads(out)
+                print(f"resnet50-gn (float64) b4 32x32 with swaps ({r['swaps_out']} out) against "
+                      f"2 accumulated micro-batches: largest relative difference "
+                      f"{r['max_relative_difference']:.2g}")
     p = prepared("tiny-cnn", 8, ["--image-size", "16"], d)
     if p is None:
         return

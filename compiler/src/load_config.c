@@ -185,6 +185,28 @@ static const char *const mode_names[] = {"off", "on", "auto", "fastest"};
 static const char *const halo_names[] = {"masked", "seed"};
 static const char *const segments_names[] = {"auto", "longest"};
 
+/* The kinds whose value is one of a list of names, stored as its index (an enum). */
+typedef struct named_kind {
+  const char *what; /* "unknown <what> 'x'; expected one of: ..." */
+  const char *const *names;
+  size_t count;
+} named_kind_t;
+
+#define NAMED(what, names)                                                                         \
+  { what, names, sizeof names / sizeof names[0] }
+static const named_kind_t named_kinds[] = {
+    [K_POLICY] = NAMED("policy", policy_names),
+    [K_MODE] = NAMED("mode", mode_names),
+    [K_HALO] = NAMED("halo mode", halo_names),
+    [K_SEGMENTS] = NAMED("segments rule", segments_names),
+};
+#undef NAMED
+_Static_assert(sizeof(sfc_sched_policy_t) == sizeof(int) &&
+                   sizeof(sfc_tiling_mode_t) == sizeof(int) &&
+                   sizeof(sfc_tiling_halo_t) == sizeof(int) &&
+                   sizeof(sfc_tiling_segments_t) == sizeof(int),
+               "named kinds are stored as an int");
+
 /* ---- loader state and messages ------------------------------------------------- */
 
 typedef struct loader {
@@ -508,43 +530,21 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
       return SFC_OK;
     }
 
-    case K_POLICY: {
-      int i = name_index(policy_names, 4, s);
-      if (i < 0)
-        return FAIL(L, e->start_mark, path,
-                    "unknown policy '%s'; expected one of: none, window, vdnn, lms", v);
-      sfc_sched_policy_t p = (sfc_sched_policy_t)i;
-      memcpy(slot, &p, sizeof p);
-      return SFC_OK;
-    }
-
-    case K_MODE: {
-      int i = name_index(mode_names, 4, s);
-      if (i < 0)
-        return FAIL(L, e->start_mark, path,
-                    "unknown mode '%s'; expected one of: off, on, auto, fastest", v);
-      sfc_tiling_mode_t m = (sfc_tiling_mode_t)i;
-      memcpy(slot, &m, sizeof m);
-      return SFC_OK;
-    }
-
-    case K_HALO: {
-      int i = name_index(halo_names, 2, s);
-      if (i < 0)
-        return FAIL(L, e->start_mark, path, "unknown halo mode '%s'; expected one of: masked, seed",
-                    v);
-      sfc_tiling_halo_t h = (sfc_tiling_halo_t)i;
-      memcpy(slot, &h, sizeof h);
-      return SFC_OK;
-    }
-
+    case K_POLICY:
+    case K_MODE:
+    case K_HALO:
     case K_SEGMENTS: {
-      int i = name_index(segments_names, 2, s);
-      if (i < 0)
-        return FAIL(L, e->start_mark, path,
-                    "unknown segments rule '%s'; expected one of: auto, longest", v);
-      sfc_tiling_segments_t m = (sfc_tiling_segments_t)i;
-      memcpy(slot, &m, sizeof m);
+      const named_kind_t *nk = &named_kinds[f->kind];
+      int i = name_index(nk->names, nk->count, s);
+      if (i < 0) {
+        char list[128] = "";
+        for (size_t k = 0; k < nk->count; k++)
+          snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                   nk->names[k]);
+        return FAIL(L, e->start_mark, path, "unknown %s '%s'; expected one of: %s", nk->what, v,
+                    list);
+      }
+      memcpy(slot, &i, sizeof i);
       return SFC_OK;
     }
 
@@ -764,15 +764,12 @@ static size_t value_bytes(kind_t kind) {
     case K_NUMBER:
       return sizeof(double);
     case K_POLICY:
-      return sizeof(sfc_sched_policy_t);
     case K_MODE:
-      return sizeof(sfc_tiling_mode_t);
     case K_HALO:
-      return sizeof(sfc_tiling_halo_t);
+    case K_SEGMENTS:
+      return sizeof(int); /* named_kinds */
     case K_GRID:
       return 2 * sizeof(uint32_t);
-    case K_SEGMENTS:
-      return sizeof(sfc_tiling_segments_t);
     case K_COUNT:
       return sizeof(uint32_t);
     case K_NAME:

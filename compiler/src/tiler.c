@@ -1308,6 +1308,15 @@ static uint64_t sampled_peak(const sfc_graph_t *g, const sfc_ft_segment_t *s,
 /* The smallest grid whose tiles' recomputed tensors fit tile_bytes: near-square spatial
  * grids (k x k, k+1 x k) by tile count, found by bisection (the peak falls as tiles
  * shrink), then the batch split in halves; within max_tiles and min_tile. */
+/* The tile at index j along grid axis a and 0 along the others (row-major over the
+ * grid): the scans below walk one axis at a time. */
+static uint32_t tile_along(const sfc_ft_segment_t *s, int a, uint32_t j) {
+  uint32_t tile = j;
+  for (int b = a + 1; b < 4; b++)
+    tile *= s->grid[b];
+  return tile;
+}
+
 /* A forward segment writes each tensor it hands on once: its output on a partition, and
  * any other tensor it makes and keeps (a CHECKPOINT read after the segment: a branch
  * leaving it, as a residual's input or a U-Net skip) on the tiles' receptive fields,
@@ -1336,10 +1345,7 @@ static bool kept_disjoint(const sfc_graph_t *g, const sfc_ft_segment_t *s,
           continue;
         int64_t at = 0;
         for (uint32_t j = 0; j < s->grid[a]; j++) {
-          uint32_t tile = j; /* index j along axis a, 0 along the others */
-          for (int b = a + 1; b < 4; b++)
-            tile *= s->grid[b];
-          sfc_ft_tile_boxes_forward(g, s, info, tile, scratch);
+          sfc_ft_tile_boxes_forward(g, s, info, tile_along(s, a, j), scratch);
           if (scratch[t].lo[a] != at)
             return false;
           at = scratch[t].hi[a];
@@ -1397,10 +1403,7 @@ static bool accumulated_reads_disjoint(const sfc_graph_t *g, const sfc_ft_segmen
     for (uint32_t q = 0; q < nt; q++)
       at[q] = INT64_MIN;
     for (uint32_t j = 0; j < s->grid[a]; j++) {
-      uint32_t tile = j; /* index j along axis a, 0 along the others */
-      for (int c = a + 1; c < 4; c++)
-        tile *= s->grid[c];
-      sfc_ft_tile_boxes(g, s, info, tile, scratch); /* once per tile for every tensor */
+      sfc_ft_tile_boxes(g, s, info, tile_along(s, a, j), scratch); /* once for every tensor */
       for (uint32_t q = 0; q < nt; q++) {
         const sfc_ft_box_t *x = &scratch[ts[q]];
         if (box_is_empty(x))

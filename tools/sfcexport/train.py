@@ -389,8 +389,7 @@ def _state_tensors(model, opt, example):
     ts = [p for _, p in model.named_parameters()] + [b for _, b in model.named_buffers()]
     for st in opt.state.values():
         ts += [v for _, v in sorted(st.items()) if isinstance(v, torch.Tensor)]
-    ts += [t for t in inputs if isinstance(t, torch.Tensor)]
-    ts += [t for t in tree_flatten(target)[0] if isinstance(t, torch.Tensor)]
+    ts += batch_tensors(example)
     for t in ts:
         st = untyped(t)
         if st is None or st.nbytes() == 0:

@@ -147,6 +147,7 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
   ok = ok && cJSON_AddNumberToObject(o, "arena_bytes", (double)ir->arena_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "host_arena_bytes", (double)ir->host_arena_bytes);
+  ok = ok && cJSON_AddNumberToObject(o, "staging_least_bytes", (double)ir->staging_least);
   ok = ok && cJSON_AddNumberToObject(
                  o, "arena_over_lower_bound",
                  ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0);
@@ -279,7 +280,9 @@ static int run(int argc, char **argv) {
     fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,
             sfc_format_size(ir.arena_bytes, need, sizeof need),
             sfc_format_size(cfg.budget_bytes, have, sizeof have));
-  } else if (st == SFC_OK && !fits) { /* the pinned host staging arena is over its budget */
+  }
+  if (st == SFC_OK && !fits && cfg.host.staging_budget_bytes &&
+      ir.host_arena_bytes > cfg.host.staging_budget_bytes) { /* the pinned staging arena */
     char need[32], have[32], live[32], dev[32], op[96];
     /* Any plan: at step k every live byte the device budget cannot hold waits in pinned
      * host memory (a swapped tensor's staging block, or a home there) */
@@ -302,11 +305,10 @@ static int run(int argc, char **argv) {
               sfc_format_size(floor, need, sizeof need));
     else
       fprintf(stderr,
-              "sfc: %s: the plan stages %s of swapped tensors in pinned host memory, more than "
-              "host.staging_budget %s (at least %s must be; the scheduler does not plan "
-              "within the staging budget yet)\n",
-              a.graph, sfc_format_size(ir.host_arena_bytes, need, sizeof need),
-              sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have),
+              "sfc: %s: no plan found within host.staging_budget %s: the closest stages %s "
+              "in pinned host memory (any plan at least %s; the device budget comes first)\n",
+              a.graph, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have),
+              sfc_format_size(ir.host_arena_bytes, need, sizeof need),
               sfc_format_size(floor, live, sizeof live));
   }
   sfc_ir_deinit(&ir);

@@ -245,6 +245,8 @@ typedef struct sfc_ir {
   uint64_t schedule_floor_persistent; /*   persistent tensors' blocks */
   uint64_t schedule_floor_operands;   /*   the step's own non-persistent operands */
   bool schedule_infeasible;           /* the budget is below schedule_floor: scheduled for it */
+  uint64_t staging_least;             /* pinned bytes any plan within the device budget stages:
+                                         max over steps of live_bytes - budget */
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
   double time_bound_split_s;          /* the schedule pass's one-split part of it (pass_bound.c) */

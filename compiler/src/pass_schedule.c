@@ -39,7 +39,12 @@
  *      waited for right after u0, or swap-in issued right before u1), stalling more.
  * Each choice is an item taken once from one of two "stabbing" trees (each interval
  * stored at O(log n) canonical nodes, lists in priority order with a cursor past
- * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. Then, latest
+ * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. With a
+ * host.staging_budget (at or above the least any plan stages), a third tree holds the
+ * pinned bytes per step of the chosen gaps' host blocks (emit_schedule's spans) and a
+ * gap that would push a step over it is passed over (for good: those bytes only grow);
+ * when nothing else covers step k, every gap passed over is back and the best one is
+ * chosen anyway (the device budget first). Then, latest
  * choice first, every gap the budget holds without is given back (an early choice is
  * often covered by later, larger ones), which saves copies.
  * Timing, after the choice, within the target less schedule_prefetch_margin: the
@@ -61,11 +66,12 @@
  * the compute time: time_bound_s is the maximum over k (for the floor when the
  * budget is below it).
  *
- * Reads: config (scheduler.policy, budget, link), graph tensors (bytes, kind), steps
- * (time_us), uses, live, use_steps, blocks, schedule_budget. Writes: blocks, n_blocks,
- * lower_bound, swaps, n_swaps, deps, n_deps, steps' dep_begin/dep_count, the
- * schedule_* and swap statistics, compute_s, time_bound_s. Changes nothing else when
- * the policy is none or the blocks already fit the budget.
+ * Reads: config (scheduler.policy, budget, link, host.staging_budget), graph tensors
+ * (bytes, kind), steps (time_us), uses, live, live_bytes, use_steps, blocks,
+ * schedule_budget. Writes: blocks, n_blocks, lower_bound, swaps, n_swaps, deps, n_deps,
+ * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least,
+ * compute_s, time_bound_s. Changes nothing else when the policy is none or the blocks
+ * already fit the budget.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -265,6 +271,12 @@ typedef struct sched {
   uint32_t n_items;
   maxtree_t live;
   sfc_oset_t chosen; /* chosen gaps keyed by (tensor << 32 | use) */
+  /* host.staging_budget (select_gaps): pinned bytes per step of the chosen gaps' host
+   * blocks, each tensor's block span so far ([hlo, hhi], hlo NONE before any) */
+  bool host_on;
+  int64_t host_cap;
+  maxtree_t host;
+  uint32_t *hlo, *hhi;
 } sched_t;
 
 /* The first absent step the gap can have (HEAD: step 0). */
@@ -655,6 +667,60 @@ static bool lazy_waits(sched_t *s, int64_t target) {
   return moved;
 }
 
+static bool homed(const sfc_block_t *b);
+
+/* The host block span choosing gap g would give its tensor (emit_schedule's): a home
+ * lives at every step; a swapped tensor's block from its first swap-out's issue to its
+ * last swap-in's reader. */
+static void host_span(const sched_t *s, const gap_t *g, uint32_t *lo, uint32_t *hi) {
+  uint32_t t = g->tensor;
+  if (homed(&s->ir->blocks[s->blk[t]])) {
+    *lo = 0;
+    *hi = s->n - 1;
+  } else {
+    *lo = g->u0 + 1;
+    *hi = g->u1;
+  }
+  if (s->hlo[t] != NONE) {
+    *lo = s->hlo[t] < *lo ? s->hlo[t] : *lo;
+    *hi = s->hhi[t] > *hi ? s->hhi[t] : *hi;
+  }
+}
+
+/* Whether choosing gap g keeps the pinned bytes within host.staging_budget (a gap
+ * already chosen, widened, adds none). */
+static bool host_room(const sched_t *s, const gap_t *g) {
+  uint32_t lo, hi, t = g->tensor;
+  if (!s->host_on || g->chosen)
+    return true;
+  host_span(s, g, &lo, &hi);
+  int64_t cap = s->host_cap - (int64_t)g->bytes;
+  if (s->hlo[t] == NONE)
+    return mt_max(&s->host, lo, hi) <= cap;
+  /* the steps the span adds: before its old start, after its old end */
+  return (lo == s->hlo[t] || mt_max(&s->host, lo, s->hlo[t] - 1) <= cap) &&
+         mt_max(&s->host, s->hhi[t] + 1, hi) <= cap;
+}
+
+/* Adds gap g's host block span (before it is chosen). */
+static void host_take(sched_t *s, const gap_t *g) {
+  uint32_t lo, hi, t = g->tensor;
+  if (!s->host_on || g->chosen)
+    return;
+  host_span(s, g, &lo, &hi);
+  int64_t v = (int64_t)g->bytes;
+  if (s->hlo[t] == NONE) {
+    mt_add(&s->host, lo, hi, v);
+  } else {
+    if (lo < s->hlo[t])
+      mt_add(&s->host, lo, s->hlo[t] - 1, v);
+    if (hi > s->hhi[t])
+      mt_add(&s->host, s->hhi[t] + 1, hi, v);
+  }
+  s->hlo[t] = lo;
+  s->hhi[t] = hi;
+}
+
 /* Applies item i at the step it was found for. */
 static void apply_item(sched_t *s, uint32_t i) {
   item_t *it = &s->items[i];
@@ -665,10 +731,12 @@ static void apply_item(sched_t *s, uint32_t i) {
     w = gap_lo(g);
   else if (it->kind == ITEM_RIGHT)
     r = g->u1;
-  if (g->chosen)
+  if (g->chosen) {
     widen(s, g, w, r);
-  else
+  } else {
+    host_take(s, g);
     choose(s, it->gap, w, r);
+  }
 }
 
 /* ---- building the gaps and the items ------------------------------------------- */
@@ -1138,6 +1206,10 @@ static void sched_free(sched_t *s) {
   free(s->items);
   free(s->live.t);
   free(s->live.d);
+  free(s->host.t);
+  free(s->host.d);
+  free(s->hlo);
+  free(s->hhi);
   sfc_oset_deinit(&s->chosen);
 }
 
@@ -1316,6 +1388,7 @@ static void reset_schedule(sfc_ir_t *ir) {
   ir->schedule_floor = ir->schedule_floor_persistent = ir->schedule_floor_operands = 0;
   ir->schedule_floor_step = 0;
   ir->schedule_infeasible = false;
+  ir->staging_least = 0;
   ir->schedule_prefetched = false;
   ir->lms_threshold = ir->lms_ahead = 0;
   for (uint32_t k = 0; k < ir->n_steps; k++)
@@ -1337,6 +1410,22 @@ static bool build_live(sched_t *s, const int64_t *live) {
   for (uint32_t x = p - 1; x >= 1; x--)
     s->live.t[x] =
         s->live.t[2 * x] > s->live.t[2 * x + 1] ? s->live.t[2 * x] : s->live.t[2 * x + 1];
+  return true;
+}
+
+/* The pinned bytes per step (none yet) for host.staging_budget. */
+static bool init_host(sched_t *s) {
+  s->host.p = s->live.p;
+  s->host.t = calloc(2 * (size_t)s->host.p, sizeof *s->host.t);
+  s->host.d = calloc((size_t)s->host.p, sizeof *s->host.d);
+  s->hlo = malloc(((size_t)s->ir->graph->n_tensors + 1) * sizeof *s->hlo);
+  s->hhi = calloc((size_t)s->ir->graph->n_tensors + 1, sizeof *s->hhi);
+  if (!s->host.t || !s->host.d || !s->hlo || !s->hhi)
+    return false;
+  for (uint32_t t = 0; t <= s->ir->graph->n_tensors; t++)
+    s->hlo[t] = NONE;
+  s->host_on = true;
+  s->host_cap = (int64_t)s->ir->config->host.staging_budget_bytes;
   return true;
 }
 
@@ -1393,22 +1482,49 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
 /* The loop of the file comment, then the pruning; ends with every step <= target. */
 static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t target,
                                 sfc_error_t *err) {
-  uint32_t n_seq = 0;
+  uint32_t n_seq = 0, n_skipped = 0;
+  uint32_t *skipped = NULL; /* items passed over for host.staging_budget */
   while (s->live.t[1] > target) {
-    uint32_t k = mt_argmax(&s->live);
-    uint32_t i = stab_query(ta, s->items, k);
-    if (i == NONE)
-      i = stab_query(tb, s->items, k);
-    if (i == NONE) /* the floor says this cannot happen */
+    uint32_t k = mt_argmax(&s->live), i;
+    for (;;) {
+      i = stab_query(ta, s->items, k);
+      if (i == NONE)
+        i = stab_query(tb, s->items, k);
+      if (i == NONE || host_room(s, &s->gaps[s->items[i].gap]))
+        break;
+      /* the pinned bytes only grow while choosing: it will not fit later either */
+      if (!skipped && !(skipped = malloc(((size_t)s->n_items + 1) * sizeof *skipped)))
+        return oom(err);
+      s->items[i].taken = true;
+      skipped[n_skipped++] = i;
+    }
+    if (i == NONE && n_skipped) {
+      /* nothing within the staging budget covers step k: the device budget comes first.
+       * Every item passed over is back, and the best one covering k is taken over the
+       * staging budget (the rounds may stage less at a higher target; the CLI says what
+       * the plan stages); the rest are checked again when they come up */
+      for (uint32_t j = 0; j < n_skipped; j++)
+        s->items[skipped[j]].taken = false;
+      n_skipped = 0;
+      memcpy(ta->cursor, ta->start, 2 * (size_t)ta->p * sizeof *ta->cursor);
+      memcpy(tb->cursor, tb->start, 2 * (size_t)tb->p * sizeof *tb->cursor);
+      i = stab_query(ta, s->items, k);
+      if (i == NONE)
+        i = stab_query(tb, s->items, k);
+    }
+    if (i == NONE) { /* the floor says this cannot happen */
+      free(skipped);
       return sfc_error_set(err, SFC_ERR_INTERNAL,
                            "schedule: nothing can leave step %u (%lld bytes live, floor %llu)", k,
                            (long long)mt_get(&s->live, k),
                            (unsigned long long)s->ir->schedule_floor);
+    }
     apply_item(s, i);
     gap_t *g = &s->gaps[s->items[i].gap];
     if (!g->seq)
       g->seq = ++n_seq;
   }
+  free(skipped);
   uint32_t *by_seq = malloc(((size_t)n_seq + 1) * sizeof *by_seq);
   if (!by_seq)
     return oom(err);
@@ -1440,6 +1556,10 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
     s.prefix[k + 1] = s.prefix[k] + (ir->steps[k].time_us > 0 ? ir->steps[k].time_us : 0);
   uint64_t budget = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
   sfc_sched_policy_t policy = ir->config->scheduler.policy;
+  for (uint32_t k = 0; ir->config->budget_bytes && k < s.n; k++)
+    if (ir->live_bytes[k] > ir->config->budget_bytes &&
+        ir->live_bytes[k] - ir->config->budget_bytes > ir->staging_least)
+      ir->staging_least = ir->live_bytes[k] - ir->config->budget_bytes;
   if (policy == SFC_SCHED_NONE || budget == 0 || ir->lower_bound <= budget) {
     sfc_status_t st = time_bound(ir, s.prefix, ir->config->budget_bytes, err);
     free(s.prefix);
@@ -1472,8 +1592,13 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
     tune_lms(&s, live, (int64_t)budget);
   } else {
     ir->schedule_infeasible = ir->config->budget_bytes < ir->schedule_floor;
-    st = select_gaps(&s, &ta, &tb,
-                     (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor), err);
+    /* below the least any plan stages (the CLI says so) there is nothing to plan for */
+    uint64_t staging = ir->config->host.staging_budget_bytes;
+    if (staging && staging >= ir->staging_least && !init_host(&s))
+      st = oom(err);
+    if (st == SFC_OK)
+      st = select_gaps(&s, &ta, &tb,
+                       (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor), err);
   }
   chosen = malloc(((size_t)s.n_gaps + 1) * sizeof *chosen);
   if (st == SFC_OK && !chosen)

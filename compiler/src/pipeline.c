@@ -71,20 +71,74 @@ const char *sfc_pass_name(size_t index) {
  * current target minus the excess (doubled each round), but never below halfway to the
  * schedule's floor (a target near the floor packs worse); at most SCHEDULE_ROUNDS
  * rounds, and when the last round packed worse than an earlier one, one more round for
- * that one's target. */
+ * that one's target.
+ * With a host.staging_budget, a lower target sends more to pinned memory: the device
+ * holds at most x bytes more at any step for a target x bytes higher, so a round whose
+ * host staging arena is e bytes over that budget needs a target at least e higher. That
+ * bounds the targets from below: a round over the staging budget alone schedules again
+ * for its target plus its excess (never above the budget), and the rounds that lower the
+ * target for the device stop at that least target; the best round is the smallest
+ * device arena among those within the staging budget, when any is. */
 typedef struct rounds {
   uint64_t best_target, best_arena; /* the round that packed smallest */
+  bool best_staged;                 /* its host staging arena is within host.staging_budget */
+  uint64_t host_least;              /* the least target the staging arena may fit at, or 0 */
   bool final;                       /* the round that redoes the best one */
 } rounds_t;
+
+/* Within host.staging_budget, or below what any plan stages (the CLI says so; only the
+ * device arena is planned for then). */
+static bool staging_fits(const sfc_ir_t *ir) {
+  uint64_t staging = ir->config->host.staging_budget_bytes;
+  return staging == 0 || ir->host_arena_bytes <= staging || staging < ir->staging_least;
+}
+
+/* Keeps this round as the best one when it is: within the staging budget before over
+ * it, then the device arena fitting before not, then the smaller device arena. */
+static void note_round(rounds_t *r, const sfc_ir_t *ir, uint64_t now) {
+  bool staged = staging_fits(ir), fits = ir->arena_bytes <= ir->config->budget_bytes;
+  bool best_fits = r->best_arena <= ir->config->budget_bytes;
+  if (r->best_arena == 0 || (staged && !r->best_staged) ||
+      (staged == r->best_staged &&
+       ((fits && !best_fits) || (fits == best_fits && ir->arena_bytes < r->best_arena)))) {
+    r->best_arena = ir->arena_bytes;
+    r->best_target = now;
+    r->best_staged = staged;
+  }
+}
+
+/* The last round's (or the best one's) verdict: 0 to go on, or the best round's target
+ * once more when the last round was not it. */
+static uint64_t rounds_end(rounds_t *r, uint64_t now) {
+  if (r->best_target == 0 || r->best_target == now) /* this round is the best one: keep it */
+    return 0;
+  r->final = true;
+  return r->best_target;
+}
 
 /* After pack: the target of another round, or 0 to go on. */
 static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   const sfc_config_t *cfg = ir->config;
   uint64_t budget = cfg->budget_bytes;
   uint64_t now = ir->schedule_budget ? ir->schedule_budget : budget;
+  bool device_fits = ir->arena_bytes <= budget, staged = staging_fits(ir);
   if ((cfg->scheduler.policy != SFC_SCHED_WINDOW && cfg->scheduler.policy != SFC_SCHED_LMS) ||
-      budget == 0 || ir->arena_bytes <= budget || ir->schedule_infeasible || r->final)
+      budget == 0 || (device_fits && staged) || ir->schedule_infeasible || r->final)
     return 0;
+  if (!staged) {
+    uint64_t least = now + (ir->host_arena_bytes - cfg->host.staging_budget_bytes);
+    if (least > r->host_least)
+      r->host_least = least < budget ? least : budget;
+  }
+  if (device_fits) {
+    /* only the staging arena is over: a higher target stages less. None is left at the
+     * budget itself; below it, the least target the staging arena may fit at */
+    if (now < budget) /* a round of the lowering phase (same flags as its best one) */
+      note_round(r, ir, now);
+    if (now < budget && r->host_least > now && ir->schedule_rounds < SCHEDULE_ROUNDS)
+      return r->host_least;
+    return rounds_end(r, now);
+  }
   if (ir->schedule_prefetched && ir->schedule_margin_rounds < MARGIN_ROUNDS) {
     /* the same target, the early swap-ins keeping twice the excess more room free */
     ir->schedule_prefetch_margin += 2 * (ir->arena_bytes - budget);
@@ -96,10 +150,7 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
     r->best_arena = 0;
     return now;
   }
-  if (r->best_arena == 0 || ir->arena_bytes < r->best_arena) {
-    r->best_arena = ir->arena_bytes;
-    r->best_target = now;
-  }
+  note_round(r, ir, now);
   /* the excess, doubled each round: a packer that overshoots by a little every time
    * would otherwise take all the rounds */
   uint64_t excess = (ir->arena_bytes - budget) << (ir->schedule_rounds - 1);
@@ -109,14 +160,11 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
     next = floor;
   else if (next < half)
     next = half;
+  if (next < r->host_least) /* below it the staging arena is over */
+    next = r->host_least;
   if (next > 0 && next < now && ir->schedule_rounds < SCHEDULE_ROUNDS)
     return next;
-  if (r->best_target == 0)
-    return 0;
-  if (r->best_target == now) /* this round is the best one: keep it */
-    return 0;
-  r->final = true;
-  return r->best_target;
+  return rounds_end(r, now);
 }
 
 static size_t pass_index(sfc_pass_fn fn) {
@@ -129,8 +177,9 @@ static size_t pass_index(sfc_pass_fn fn) {
 /* window: auto. Runs blocks .. predict for each candidate (eviction priority x early
  * swap-ins with late swap-out waits, early swap-ins only, or neither), packed by best-fit (fast:
  * the sim needs offsets; the final plan uses the configured packer, and its fragmentation rounds)
- * and replayed on sim in memory, and keeps the fastest candidate whose scheduled blocks fit (or,
- * when none does, the smallest). Deterministic: the sim is. Leaves the choice in schedule_priority
+ * and replayed on sim in memory, and keeps the fastest candidate whose scheduled blocks fit and
+ * whose host staging fits host.staging_budget (else the fastest whose blocks fit; or, when none
+ * does, the smallest). Deterministic: the sim is. Leaves the choice in schedule_priority
  * and schedule_no_prefetch; the caller reruns from blocks. */
 /* Candidate c of window: auto: eviction priority c / SFC_WINDOW_MODES, and mode
  * c % SFC_WINDOW_MODES: early swap-ins with late swap-out waits, early swap-ins only,
@@ -151,6 +200,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   double best_time = 0, alt_time = 0;
   uint64_t best_arena = 0;
   bool best_fits = false;
+  int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
   ir->pack_fast = true;
   for (int c = 0; c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
     set_candidate(ir, c);
@@ -163,7 +213,10 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
         return st;
       }
     }
-    bool fits = ir->lower_bound <= budget; /* packing is the rounds' business */
+    /* packing is the rounds' business; the host staging arena is packed (by best-fit)
+     * here too, and a candidate within both budgets comes first */
+    int level = ir->lower_bound > budget ? 0 : staging_fits(ir) ? 2 : 1;
+    bool fits = level == 2;
     double t = ir->predicted_iteration_s;
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
@@ -172,9 +225,13 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
               : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
               : ir->schedule_lazy_waits   ? "early swap-ins, late waits"
                                           : "early swap-ins",
-              ir->arena_bytes, fits ? "" : " (over)", t * 1e3);
-    bool better = best < 0 || (fits && !best_fits) ||
-                  (fits == best_fits && (fits ? t < best_time : ir->lower_bound < best_arena));
+              ir->arena_bytes,
+              level == 2 ? ""
+              : level    ? " (host staging over)"
+                         : " (over)",
+              t * 1e3);
+    bool better = best < 0 || level > best_level ||
+                  (level == best_level && (level ? t < best_time : ir->lower_bound < best_arena));
     bool second = !better && fits && (alt < 0 || t < alt_time);
     if (better) {
       if (best_fits) {
@@ -185,6 +242,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       best_time = t;
       best_arena = ir->lower_bound;
       best_fits = fits;
+      best_level = level;
     } else if (second) {
       alt = c;
       alt_time = t;
@@ -406,8 +464,15 @@ again:
     uint64_t again = passes[i].fn == sfc_pass_pack ? reschedule_budget(ir, &rounds) : 0;
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
-        char a[32], b[32];
-        if (again == now && !ir->schedule_no_prefetch)
+        char a[32], b[32], c[32];
+        if (ir->arena_bytes <= ir->config->budget_bytes) /* the staging arena is over */
+          fprintf(dump,
+                  "sfc: round %u: host staging arena %s is over host.staging_budget %s: "
+                  "scheduling for %s (%" PRIu64 " B)\n",
+                  ir->schedule_rounds + 1, sfc_format_size(ir->host_arena_bytes, a, sizeof a),
+                  sfc_format_size(ir->config->host.staging_budget_bytes, c, sizeof c),
+                  sfc_format_size(again, b, sizeof b), again);
+        else if (again == now && !ir->schedule_no_prefetch)
           fprintf(dump,
                   "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
                   "again, the early swap-ins keeping %s free\n",

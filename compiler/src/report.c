@@ -118,6 +118,11 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
             sfc_format_size(ir->host_arena_bytes, need, sizeof need),
             sfc_format_size(staging, h, sizeof h),
             sfc_format_size(ir->host_arena_bytes - staging, more, sizeof more));
+  } else if (staging) {
+    char need[32];
+    fprintf(out, "  %-18s %12s  fits host.staging_budget %s\n", "host staging",
+            sfc_format_size(ir->host_arena_bytes, need, sizeof need),
+            sfc_format_size(staging, h, sizeof h));
   }
   if (ir->n_swaps) { /* the schedule pass's swaps: count, tensors, one iteration's traffic */
     char o[32], i[32];

@@ -11,7 +11,11 @@
  * under them too. The baseline policies (vdnn, lms) replay the same way: every random
  * graph under one of them, and (without --quick) every workload at 50 % under both.
  * Every workload is also compiled with tiling.mode on (FT segments, format 1.2) at 50 %
- * and 100 % of its peak and replayed the same way.
+ * and 100 % of its peak and replayed the same way. And within a host.staging_budget:
+ * each workload at 50 % and 30 % with staging budgets a half and a quarter of the way
+ * from the least any plan stages to what its unlimited plan stages, each random graph
+ * with one halfway; a plan that fits keeps both arenas and replays the same way, and at
+ * least half of them fit.
  *
  * Parameters and optimizer state leave the device too (their home moves to the host), so
  * every workload fits half its peak. A budget below a workload's floor (one step's
@@ -35,6 +39,7 @@ static uint64_t rng = 0x51ED270B27F0A3C1ull;
 typedef struct totals {
   uint32_t plans, replays, swaps, infeasible, fragmented;
   uint32_t tiled_plans, segments, tiles; /* tiling.mode on */
+  uint32_t staged_plans, staged_fits;    /* within a host.staging_budget */
 } totals_t;
 
 /* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
@@ -105,6 +110,56 @@ static void check_result(const sfc_ir_t *ir, uint64_t budget, totals_t *tot) {
   CHECK(ir->predicted);
 }
 
+/* The least pinned staging any plan of ir's graph within `budget` needs: at each step
+ * the live bytes the device budget cannot hold wait in pinned memory. */
+static uint64_t staging_floor(const sfc_ir_t *ir, uint64_t budget) {
+  uint64_t floor = 0;
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    if (ir->live_bytes[k] > budget && ir->live_bytes[k] - budget > floor)
+      floor = ir->live_bytes[k] - budget;
+  return floor;
+}
+
+/* host.staging_budget planned (issue 11 item 2): the workload at `percent` % of its
+ * in-core peak, with unlimited staging (its plan stages s0, any plan at least the floor
+ * f), then with staging budgets a half and a quarter of the way from f up to s0. A plan
+ * said to fit keeps both arenas within their budgets and replays; one that does not
+ * fit is counted. */
+static void staging(sfc_graph_t *g, sfc_config_t cfg, uint64_t peak, int percent, totals_t *tot) {
+  sfc_ir_t ir;
+  cfg.budget_bytes = peak * (uint64_t)percent / 100;
+  cfg.host.staging_budget_bytes = 0;
+  compile(&ir, g, &cfg);
+  uint64_t s0 = ir.host_arena_bytes, f = staging_floor(&ir, cfg.budget_bytes);
+  bool fits = ir.fits_budget;
+  CHECK_EQ_U64(ir.staging_least, f);
+  sfc_ir_deinit(&ir);
+  CHECK(s0 >= f);
+  if (!fits || s0 <= f)
+    return;
+  static const int part[] = {2, 4};
+  for (int i = 0; i < 2; i++) {
+    cfg.host.staging_budget_bytes = f + (s0 - f) / (uint64_t)part[i];
+    compile(&ir, g, &cfg);
+    char what[160];
+    snprintf(what, sizeof what, "%.100s at %d %%, staging 1/%d of the way to %llu", g->name,
+             percent, part[i], (unsigned long long)s0);
+    fprintf(stderr, "  %s: staging %llu of %llu (floor %llu), arena %llu of %llu%s\n", what,
+            (unsigned long long)ir.host_arena_bytes,
+            (unsigned long long)cfg.host.staging_budget_bytes, (unsigned long long)f,
+            (unsigned long long)ir.arena_bytes, (unsigned long long)cfg.budget_bytes,
+            ir.fits_budget ? "" : " (does not fit)");
+    tot->staged_plans++;
+    if (ir.fits_budget) {
+      tot->staged_fits++;
+      CHECK(ir.host_arena_bytes <= cfg.host.staging_budget_bytes);
+      CHECK(ir.arena_bytes <= cfg.budget_bytes);
+      replay(&ir, 0, what, tot);
+    }
+    sfc_ir_deinit(&ir);
+  }
+}
+
 static void workload(const char *path, bool quick, totals_t *tot) {
   sfc_graph_t *g = NULL;
   sfc_error_t err = {0};
@@ -143,6 +198,8 @@ static void workload(const char *path, bool quick, totals_t *tot) {
     last_target = target;
     sfc_ir_deinit(&ir);
   }
+  for (int i = 0; i < 2; i++)
+    staging(g, cfg, peak, percent[i], tot);
   for (int p = 0; p < 2 && !quick; p++) { /* the baselines at 50 %, fitting or not */
     cfg.budget_bytes = peak / 2;
     cfg.scheduler.policy = p ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
@@ -238,7 +295,23 @@ static void random_graphs(int count, totals_t *tot) {
     char what[64];
     snprintf(what, sizeof what, "random graph %d", round);
     replay(&ir, round % 3, what, tot); /* none, copies held back, steps held back */
+    uint64_t s0 = ir.host_arena_bytes, least = staging_floor(&ir, cfg.budget_bytes);
+    bool staged = ir.fits_budget && s0 > least;
     sfc_ir_deinit(&ir);
+    if (staged) { /* within a staging budget halfway from the least to what it staged */
+      cfg.host.staging_budget_bytes = least + (s0 - least) / 2;
+      compile(&ir, g, &cfg);
+      tot->staged_plans++;
+      if (ir.fits_budget) {
+        tot->staged_fits++;
+        CHECK(ir.host_arena_bytes <= cfg.host.staging_budget_bytes);
+        snprintf(what, sizeof what, "random graph %d (staging %llu)", round,
+                 (unsigned long long)cfg.host.staging_budget_bytes);
+        replay(&ir, round % 3, what, tot);
+      }
+      sfc_ir_deinit(&ir);
+      cfg.host.staging_budget_bytes = 0;
+    }
     /* the baselines' plans at the same budget (fitting it or not) */
     cfg.scheduler.policy = round % 2 ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
     compile(&ir, g, &cfg);
@@ -261,7 +334,13 @@ int main(int argc, char **argv) {
           tot.plans, tot.infeasible, tot.fragmented, tot.replays, tot.swaps);
   fprintf(stderr, "  tiled: %u plans, %u segments, %u tiles\n", tot.tiled_plans, tot.segments,
           tot.tiles);
+  fprintf(stderr, "  within a host.staging_budget: %u of %u plans fit\n", tot.staged_fits,
+          tot.staged_plans);
   CHECK(tot.swaps > 100);
+  /* the scheduler plans for the staging budget: before it did, 5 of the 26 bundled
+   * plans fit (best-fit packing; the rest of those over are fragmentation near the
+   * staging limit, or homes passing it) */
+  CHECK(tot.staged_plans > 0 && tot.staged_fits * 2 >= tot.staged_plans);
   CHECK(tot.segments > 0); /* VGG-16 tiles at these budgets */
   CHECK(tot.fragmented * 10 <= tot.plans);
   return check_summary();

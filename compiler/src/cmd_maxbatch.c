@@ -26,7 +26,8 @@ static const char help[] =
     "  physical limit  the largest batch whose schedule floor fits (what no schedule can\n"
     "                  leave: persistent tensors and one step's own operands); no larger\n"
     "                  batch can fit under any policy. Bisection on the floor (exact).\n"
-    "  max batch       the largest batch whose packed plan fits under the policy, and its\n"
+    "  max batch       the largest batch whose packed plan fits under the policy (and\n"
+    "                  host.staging_budget when the config sets one), and its\n"
     "                  predicted samples/s (sim device). Bisection between the recorded\n"
     "                  batch and the physical limit, assuming a batch that fits means\n"
     "                  every smaller one fits (packing does not promise it).\n"
@@ -286,9 +287,13 @@ static int run(int argc, char **argv) {
     free(text);
     cJSON_Delete(o);
   } else {
-    printf("sfc maxbatch: %s for %s, budget %s, policy %s\n", g->name, cfg.device.name,
+    printf("sfc maxbatch: %s for %s, budget %s, policy %s", g->name, cfg.device.name,
            sfc_format_size(cfg.budget_bytes, size, sizeof size),
            sfc_sched_policy_name(cfg.scheduler.policy));
+    if (cfg.host.staging_budget_bytes)
+      printf(", host.staging_budget %s",
+             sfc_format_size(cfg.host.staging_budget_bytes, size, sizeof size));
+    printf("\n");
     printf("  %-16s %8" PRId64 "  (the largest batch whose floor fits)\n", "physical limit", phys);
     if (best > 0)
       printf("  %-16s %8" PRId64 "  %.1f samples/s predicted\n", "max batch", best, rate);

@@ -21,12 +21,14 @@
 #include "units.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evaluate.h"
 #include "passes.h"
 #include "report.h"
 #include "tiler.h"
+#include "sfc/steps.h"
 
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
@@ -264,7 +266,8 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
  * budgets of 1/2 .. 1/64 and checkpoint budgets of 1/4 .. 1/16 of the device budget
  * (tiling: on's fixed pair, 1/16 and 1/8, among them), duplicates dropped. Each runs
  * steps .. schedule on a scratch IR: it is feasible when the scheduled blocks fit the
- * budget (as for window: auto; packing is the rounds' business). When the untiled
+ * budget, and their pinned staging blocks host.staging_budget (as for window: auto;
+ * packing is the rounds' business). When the untiled
  * graph is feasible, nothing is tiled (no recompute). Otherwise the fastest feasible
  * candidate is kept: by its sum of step times (the modelled iteration: exact when the
  * schedule swaps nothing) or, for one that swaps, by its replay on the sim device
@@ -287,6 +290,26 @@ typedef struct tiling_candidate {
   double compute_s, time_s;
 } tiling_candidate_t;
 
+/* Whether the pinned staging blocks' bytes live at any step (the host arena's lower bound,
+ * before packing) fit host.staging_budget, when one is set: a tiling whose least staging
+ * is over it does not (another tiling's may not be). */
+static bool staging_bound_fits(const sfc_ir_t *ir) {
+  uint64_t staging = ir->config->host.staging_budget_bytes;
+  if (staging == 0)
+    return true;
+  if (staging < ir->staging_least)
+    return false;
+  int64_t *diff = calloc((size_t)ir->n_steps + 1, sizeof *diff);
+  if (!diff)
+    return true; /* the final plan's packing says it */
+  for (uint32_t b = 0; b < ir->n_blocks; b++)
+    if (ir->blocks[b].arena == SFC_ARENA_HOST)
+      sfc_sweep_add(diff, ir->blocks[b].first_step, ir->blocks[b].last_step, ir->blocks[b].bytes);
+  uint64_t peak = sfc_sweep_peak(diff, ir->n_steps, NULL);
+  free(diff);
+  return peak <= staging;
+}
+
 static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool replay,
                                   sfc_error_t *err) {
   sfc_ir_t t;
@@ -305,7 +328,7 @@ static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool repl
   }
   if (st == SFC_OK) {
     uint64_t budget = ir->config->budget_bytes;
-    c->fits = !t.schedule_infeasible && t.lower_bound <= budget;
+    c->fits = !t.schedule_infeasible && t.lower_bound <= budget && staging_bound_fits(&t);
     c->swaps = t.n_swaps > 0;
     c->lower_bound = t.lower_bound;
     c->compute_s = t.compute_s;

@@ -6,3 +6,5 @@ $SFC compile "$DATA/../../plans/unet.json.gz" -c "$TMP/staging2.yaml" --budget 1
 $SFC verify "$TMP/s2.plan" | cut -d';' -f1; echo "exit $?"
 printf 'host:\n  staging_budget: 1000000000\n' > "$TMP/staging3.yaml"
 $SFC compile "$DATA/../../plans/vgg16.json.gz" -c "$TMP/staging3.yaml" --budget 965962882 --packer best-fit -q; echo "exit $?"
+printf 'host:\n  staging_budget: 30GiB\n' > "$TMP/staging4.yaml"
+$SFC compile "$DATA/../../plans/unet.json.gz" --image-size 4096 --batch 1 --profile rtx2080ti-pcie3 --budget 11GiB --tiling auto -c "$TMP/staging4.yaml" | grep -E "tiled|budget|host staging"; echo "exit $?"

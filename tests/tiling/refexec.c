@@ -389,6 +389,75 @@ void rx_upsample_bilinear_bwd(const rx_view_t *dy, rx_view_t *dx) {
   }
 }
 
+/* ---- batch norm, channel slices -------------------------------------------------- */
+
+void rx_batchnorm(const rx_view_t *x, const double *w, const double *b, double eps, rx_view_t *y,
+                  double *mean, double *invstd) {
+  int64_t count = x->full[0] * x->full[2] * x->full[3];
+  for (int64_t c = 0; c < x->full[1]; c++) {
+    double s = 0, q = 0;
+    for (int64_t n = 0; n < x->full[0]; n++)
+      for (int64_t h = 0; h < x->full[2]; h++)
+        for (int64_t v = 0; v < x->full[3]; v++)
+          s += rx_get(x, n, c, h, v);
+    double m = s / (double)count;
+    for (int64_t n = 0; n < x->full[0]; n++)
+      for (int64_t h = 0; h < x->full[2]; h++)
+        for (int64_t v = 0; v < x->full[3]; v++) {
+          double d = rx_get(x, n, c, h, v) - m;
+          q += d * d;
+        }
+    mean[c] = m;
+    invstd[c] = 1 / sqrt(q / (double)count + eps);
+  }
+  FOR_BOX(y, n, c, h, v) {
+    *rx_at(y, n, c, h, v) = (rx_get(x, n, c, h, v) - mean[c]) * invstd[c] * w[c] + b[c];
+  }
+}
+
+void rx_batchnorm_bwd(const rx_view_t *dy, const rx_view_t *x, const double *w, const double *mean,
+                      const double *invstd, rx_view_t *dx, double *dw, double *db) {
+  int64_t count = x->full[0] * x->full[2] * x->full[3];
+  for (int64_t c = 0; c < x->full[1]; c++) {
+    double sg = 0, sgx = 0; /* sum dy, sum dy * xhat */
+    for (int64_t n = 0; n < x->full[0]; n++)
+      for (int64_t h = 0; h < x->full[2]; h++)
+        for (int64_t v = 0; v < x->full[3]; v++) {
+          double g = rx_get(dy, n, c, h, v);
+          sg += g;
+          sgx += g * (rx_get(x, n, c, h, v) - mean[c]) * invstd[c];
+        }
+    if (dw)
+      dw[c] = sgx;
+    if (db)
+      db[c] = sg;
+    for (int64_t n = dx->lo[0]; n < dx->hi[0] && c >= dx->lo[1] && c < dx->hi[1]; n++)
+      for (int64_t h = dx->lo[2]; h < dx->hi[2]; h++)
+        for (int64_t v = dx->lo[3]; v < dx->hi[3]; v++) {
+          double xhat = (rx_get(x, n, c, h, v) - mean[c]) * invstd[c];
+          *rx_at(dx, n, c, h, v) =
+              w[c] * invstd[c] *
+              (rx_get(dy, n, c, h, v) - sg / (double)count - xhat * sgx / (double)count);
+        }
+  }
+}
+
+rx_view_t rx_channel_slice(const rx_view_t *v, int64_t c0, int64_t cn) {
+  int64_t full[4] = {v->full[0], cn, v->full[2], v->full[3]}, lo[4], hi[4];
+  for (int a = 0; a < 4; a++) {
+    lo[a] = v->lo[a];
+    hi[a] = v->hi[a];
+  }
+  lo[1] = v->lo[1] - c0 > 0 ? v->lo[1] - c0 : 0;
+  hi[1] = v->hi[1] - c0 < cn ? v->hi[1] - c0 : cn;
+  rx_view_t s = rx_alloc(full, lo, hi);
+  FOR_BOX(&s, n, c, h, w) {
+    *rx_at(&s, n, c, h, w) = v->d[offset(v, (int64_t[4]){n, c + c0, h, w})];
+  }
+  s.zero_outside = v->zero_outside;
+  return s;
+}
+
 /* ---- loss ----------------------------------------------------------------------- */
 
 double rx_mse(const rx_view_t *y, const rx_view_t *t) {

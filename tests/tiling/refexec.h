@@ -107,6 +107,22 @@ void rx_upsample_nearest_bwd(const rx_view_t *dy, rx_view_t *dx);
 void rx_upsample_bilinear(const rx_view_t *x, rx_view_t *y);
 void rx_upsample_bilinear_bwd(const rx_view_t *dy, rx_view_t *dx);
 
+/* Training-mode batch norm over whole views (statistics per channel over N, H, W; the
+ * biased variance): y = (x - mean) * invstd * w[c] + b[c], invstd = 1 / sqrt(var + eps);
+ * mean and invstd ([C]) are saved for the backward, as ATen's native_batch_norm does. Its
+ * backward: dx over dx's box, dw = sum dy * xhat, db = sum dy (xhat = (x - mean) * invstd).
+ * Neither tiles: a batch norm ends a tileable run, as in the bundled U-Net. */
+void rx_batchnorm(const rx_view_t *x, const double *w, const double *b, double eps, rx_view_t *y,
+                  double *mean, double *invstd);
+void rx_batchnorm_bwd(const rx_view_t *dy, const rx_view_t *x, const double *w, const double *mean,
+                      const double *invstd, rx_view_t *dx, double *dw, double *db);
+
+/* Channels [c0, c0 + cn) of v as a tensor of cn channels, renumbered from 0: how an op
+ * reads a channel slice of a storage (a cat's gradient read in parts, which the exporter
+ * records as the storage and the view's offset). A copy of the part of v's box in those
+ * channels, with v's zero_outside; reads through it are not tracked (reads NULL). */
+rx_view_t rx_channel_slice(const rx_view_t *v, int64_t c0, int64_t cn);
+
 /* Mean squared error over whole views: loss = mean((y - t)^2); dy = 2 (y - t) / count. */
 double rx_mse(const rx_view_t *y, const rx_view_t *t);
 void rx_mse_bwd(const rx_view_t *y, const rx_view_t *t, rx_view_t *dy);

@@ -233,6 +233,9 @@ typedef struct sfc_ir {
   uint64_t schedule_prefetch_margin; /* pipeline: the early swap-ins and late waits keep this
                                         much of the target free (room for the packer) */
   uint8_t schedule_margin_rounds;    /* pipeline: fragmentation rounds that raised it */
+  uint8_t schedule_margins_fit;      /* pipeline: margins tried that fit (refinement) */
+  bool schedule_no_refine;           /* pipeline: keep the first margin that fits (a test's
+                                        baseline; the pipeline never sets it) */
   sfc_swap_t *swaps;                 /* [n_swaps] in the order made (the plan sorts them) */
   uint32_t n_swaps;
   sfc_dep_t *deps; /* [n_deps] of swaps and steps */
@@ -256,6 +259,8 @@ typedef struct sfc_ir {
   uint8_t window_choice, window_alt;  /* window: the tuner's best and runner-up, + 1 (0: none) */
   double window_choice_s;             /* window: the best one's time in the tuner */
   bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
+  bool pack_brief;                    /* pipeline: a scheduled plan's packing gets a quarter
+                                         of its usual time (a margin round's trial) */
   uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
   uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */
 

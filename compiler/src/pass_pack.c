@@ -51,10 +51,11 @@ static sfc_status_t pack_arena(sfc_ir_t *ir, sfc_arena_t arena, sfc_error_t *err
   /* A plan the scheduler made for the budget only has to fit it (and its pinned staging
    * arena host.staging_budget), and when the device arena does not,
    * the fragmentation rounds schedule it again (pipeline.c): a tenth of the time limit
-   * per pack. The whole limit spent searching for a fit the heuristics missed cost
-   * ResNet-50 at batch 512 ten seconds for nothing. */
+   * per pack (a fortieth for a margin round's trial: pack_brief). The whole limit spent searching
+   * for a fit the heuristics missed cost ResNet-50 at batch 512 ten seconds for nothing. */
   bool scheduled = ir->n_swaps > 0; /* both arenas: the host one need only fit its budget */
-  sfc_pack_options_t opt = {.time_limit_s = cfg->packer.time_limit_s / (scheduled ? 10 : 1),
+  sfc_pack_options_t opt = {.time_limit_s = cfg->packer.time_limit_s /
+                                            (scheduled ? (ir->pack_brief ? 20 : 10) : 1),
                             .mip_max_blocks = cfg->packer.mip_max_blocks,
                             .fit_is_enough = scheduled};
   sfc_pack_result_t res;

@@ -21,6 +21,7 @@
 #include "units.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@
 
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
+#define MARGIN_REFINE   3 /* rounds that look for a smaller margin that still fits */
 
 /* Not a pass of its own file: the plan replayed on the sim device. */
 static sfc_status_t predict(sfc_ir_t *ir, sfc_error_t *err) {
@@ -73,7 +75,9 @@ const char *sfc_pass_name(size_t index) {
  * current target minus the excess (doubled each round), but never below halfway to the
  * schedule's floor (a target near the floor packs worse); at most SCHEDULE_ROUNDS
  * rounds, and when the last round packed worse than an earlier one, one more round for
- * that one's target.
+ * that one's target. Once a margin round fits, up to MARGIN_REFINE more bisect between
+ * that margin and the largest that did not fit, and the margin whose plan replays fastest
+ * on sim stays.
  * With a host.staging_budget, a lower target sends more to pinned memory: the device
  * holds at most x bytes more at any step for a target x bytes higher, so a round whose
  * host staging arena is e bytes over that budget needs a target at least e higher. That
@@ -83,6 +87,12 @@ const char *sfc_pass_name(size_t index) {
  * device arena among those within the staging budget, when any is. */
 typedef struct rounds {
   uint64_t best_target, best_arena; /* the round that packed smallest */
+  bool in_margin;                   /* margin rounds (same target, early swap-ins kept) */
+  uint64_t margin_over, margin_fit; /* the largest margin over, the smallest that fits */
+  uint8_t refined;                  /* margin rounds that halved the interval between them */
+  uint64_t best_margin;             /* the fastest margin that fits, */
+  double best_margin_s;             /*   its predicted iteration, */
+  bool best_brief;                  /*   and whether its round was packed briefly */
   bool best_staged;                 /* its host staging arena is within host.staging_budget */
   uint64_t host_least;              /* the least target the staging arena may fit at, or 0 */
   bool final;                       /* the round that redoes the best one */
@@ -125,7 +135,49 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   uint64_t now = ir->schedule_budget ? ir->schedule_budget : budget;
   bool device_fits = ir->arena_bytes <= budget, staged = staging_fits(ir);
   if ((cfg->scheduler.policy != SFC_SCHED_WINDOW && cfg->scheduler.policy != SFC_SCHED_LMS) ||
-      budget == 0 || (device_fits && staged) || ir->schedule_infeasible || r->final)
+      budget == 0 || ir->schedule_infeasible || r->final)
+    return 0;
+  if (r->in_margin) {
+    /* a margin that fits: the room it keeps free costs the early swap-ins time, so
+     * halfway down to the largest margin that did not fit, MARGIN_REFINE times, each
+     * packed with half the usual time (a failed search spends all of it); of those that
+     * fit, the fastest on the sim device stays (a smaller margin is not always faster:
+     * once more, packed as it was, when the last round was not it) */
+    uint64_t m = ir->schedule_prefetch_margin, step = budget / 64;
+    bool brief = ir->pack_brief, fits = device_fits && staged;
+    ir->pack_brief = false;
+    if (fits) {
+      sfc_eval_t e;
+      sfc_error_t ignored = {0};
+      double t =
+          sfc_evaluate(ir, NULL, &e, &ignored) == SFC_OK ? e.predicted_iteration_s : INFINITY;
+      ir->schedule_margins_fit++;
+      if (r->margin_fit == 0 || t < r->best_margin_s) {
+        r->best_margin = m;
+        r->best_margin_s = t;
+        r->best_brief = brief;
+      }
+      r->margin_fit = m;
+    } else if (r->margin_fit) {
+      r->margin_over = m;
+    }
+    if (r->margin_fit) {
+      if (r->refined < MARGIN_REFINE && r->margin_fit - r->margin_over > step &&
+          !ir->schedule_no_refine) {
+        ir->schedule_prefetch_margin = r->margin_over + (r->margin_fit - r->margin_over) / 2;
+        r->refined++;
+        ir->pack_brief = true;
+        return now;
+      }
+      if (fits && r->best_margin == m)
+        return 0;
+      ir->schedule_prefetch_margin = r->best_margin;
+      ir->pack_brief = r->best_brief;
+      r->final = true;
+      return now;
+    }
+  }
+  if (device_fits && staged)
     return 0;
   if (!staged) {
     uint64_t least = now + (ir->host_arena_bytes - cfg->host.staging_budget_bytes);
@@ -143,10 +195,13 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   }
   if (ir->schedule_prefetched && ir->schedule_margin_rounds < MARGIN_ROUNDS) {
     /* the same target, the early swap-ins keeping twice the excess more room free */
+    r->in_margin = true;
+    r->margin_over = ir->schedule_prefetch_margin;
     ir->schedule_prefetch_margin += 2 * (ir->arena_bytes - budget);
     ir->schedule_margin_rounds++;
     return now;
   }
+  r->in_margin = false;
   if (ir->schedule_prefetched) { /* then the same target without the early swap-ins */
     ir->schedule_no_prefetch = true;
     r->best_arena = 0;
@@ -488,7 +543,13 @@ again:
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32], c[32];
-        if (ir->arena_bytes <= ir->config->budget_bytes) /* the staging arena is over */
+        if (ir->arena_bytes <= ir->config->budget_bytes && staging_fits(ir))
+          fprintf(dump,
+                  "sfc: round %u: packed arena %s fits: scheduling again, the early swap-ins "
+                  "keeping %s free\n",
+                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
+                  sfc_format_size(ir->schedule_prefetch_margin, b, sizeof b));
+        else if (ir->arena_bytes <= ir->config->budget_bytes) /* the staging arena is over */
           fprintf(dump,
                   "sfc: round %u: host staging arena %s is over host.staging_budget %s: "
                   "scheduling for %s (%" PRIu64 " B)\n",
@@ -549,6 +610,8 @@ again:
     ir->schedule_rounds = 1;
     ir->schedule_prefetch_margin = 0;
     ir->schedule_margin_rounds = 0;
+    ir->schedule_margins_fit = 0;
+    ir->pack_brief = false;
     ir->predicted = false;
     rounds = (rounds_t){0};
     start = pass_index(sfc_pass_blocks);

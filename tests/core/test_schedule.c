@@ -623,6 +623,48 @@ static void test_window_tuner(void) {
   CHECK(checked >= 5 && differ >= 1);
 }
 
+/* The margin rounds' refinement (pipeline.c): once a margin round fits, smaller margins
+ * are tried and the fastest that fits on the sim device stays. Random graphs at random
+ * budgets over slow links, packed by best-fit, the tuner skipped (candidate 0: early
+ * swap-ins, late waits): where a margin fit, the refined plan fits and is at least as
+ * fast as the plan of the first margin that fit (schedule_no_refine), and on some it is
+ * faster. */
+static void test_margin_refinement(void) {
+  uint32_t checked = 0, faster = 0;
+  for (int round = 0; round < 80; round++) {
+    sfc_config_t cfg;
+    sfc_graph_t *g = graph_at_random_budget(&cfg, 1e6, 10, 3);
+    double t[2] = {0, 0};
+    bool fit[2] = {false, false};
+    uint8_t tried = 0;
+    for (int off = 0; off < 2; off++) {
+      sfc_ir_t ir;
+      sfc_error_t err = {0};
+      sfc_ir_init(&ir, g, &cfg);
+      ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+      ir.schedule_lazy_waits = true;
+      ir.schedule_no_refine = off;
+      CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
+      t[off] = ir.predicted_iteration_s;
+      fit[off] = ir.fits_budget && ir.schedule_margins_fit > 0;
+      if (!off)
+        tried = ir.schedule_margins_fit;
+      if (ir.fits_budget)
+        CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+      sfc_ir_deinit(&ir);
+    }
+    if (fit[1]) {
+      CHECK(fit[0]);
+      CHECK(t[0] <= t[1] * (1 + 1e-12));
+      checked++;
+      faster += tried > 1 && t[0] < t[1] * (1 - 1e-9);
+    }
+    sfc_graph_destroy(g);
+  }
+  fprintf(stderr, "  %u plans whose margin rounds fit, %u faster refined\n", checked, faster);
+  CHECK(checked >= 3 && faster >= 1);
+}
+
 /* With the waits in queue order (sort_waits): in the plan, no two swap-outs issued at
  * different steps (the D2H queue serves them in that order), the later no larger and at
  * most 128 swap-outs after the earlier, are waited for in the opposite order when they
@@ -691,5 +733,6 @@ int main(void) {
   RUN(test_random_budgets);
   RUN(test_window_tuner);
   RUN(test_sorted_waits);
+  RUN(test_margin_refinement);
   return check_summary();
 }

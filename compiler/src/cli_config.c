@@ -1,6 +1,6 @@
 /* cli_config.c — the configuration a command runs with: built-in defaults, then
  * the -c file, then command-line overrides (--profile, --budget, --packer, --policy,
- * --tiling). */
+ * --tiling, --staging-budget). */
 #include <string.h>
 
 #include "cli.h"
@@ -22,6 +22,8 @@ bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t 
     *slot = &args->policy;
   else if (sfc_cli_option(argc, argv, i, "--tiling", NULL, value))
     *slot = &args->tiling;
+  else if (sfc_cli_option(argc, argv, i, "--staging-budget", NULL, value))
+    *slot = &args->staging;
   else
     return false;
   return true;
@@ -57,6 +59,13 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
                            cfg->device.name);
     }
     cfg->budget_bytes = bytes;
+  }
+  if (a->staging) {
+    char why[128];
+    uint64_t bytes;
+    if (!sfc_parse_size(a->staging, &bytes, why, sizeof why))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--staging-budget: %s", why);
+    cfg->host.staging_budget_bytes = bytes; /* 0: unlimited, as in a config */
   }
   if (a->packer) {
     if (strlen(a->packer) >= sizeof cfg->packer.algorithm)

@@ -25,8 +25,8 @@
 
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
-    "                         [--policy P] [--tiling M] [-o PLAN] [--batch N] [--image-size N]\n"
-    "                         [--dump-after PASS] [--json] [-v] [-q]\n"
+    "                         [--policy P] [--tiling M] [--staging-budget SIZE] [-o PLAN]\n"
+    "                         [--batch N] [--image-size N] [--dump-after PASS] [--json] [-v] [-q]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -36,6 +36,10 @@ static const char help[] =
     "options:\n"
     "  -c, --config FILE   config v1 YAML (docs/config-format.md); defaults otherwise\n"
     "  -b, --budget SIZE   device memory the plan may use, e.g. 16GiB (overrides config)\n"
+    "      --staging-budget SIZE\n"
+    "                      pinned host memory the plan may stage swapped tensors in\n"
+    "                      (host.staging_budget; 0 = unlimited): the scheduler plans\n"
+    "                      for it, tiling: auto may tile to meet it\n"
     "      --profile NAME  built-in device profile (sfc config --profiles)\n"
     "      --packer NAME   packer (overrides config): auto, best-fit, greedy-size, ...\n"
     "                      (sfc pack --list)\n"

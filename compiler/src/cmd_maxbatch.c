@@ -18,7 +18,7 @@
 
 static const char help[] =
     "usage: sfc maxbatch GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--policy P]\n"
-    "                          [--packer NAME] [--max N] [--json] [-q]\n"
+    "                          [--packer NAME] [--staging-budget SIZE] [--max N] [--json] [-q]\n"
     "\n"
     "Finds the largest batch whose plan fits the budget: GRAPH (sfc-graph v1 with a\n"
     "recorded \"batch\", as sfc-export writes) rescaled with --batch and compiled in\n"
@@ -40,6 +40,8 @@ static const char help[] =
     "options:\n"
     "  -c, --config FILE   config v1 YAML; defaults otherwise\n"
     "  -b, --budget SIZE   device memory a plan may use (overrides config)\n"
+    "      --staging-budget SIZE\n"
+    "                      pinned host memory a plan may stage in (host.staging_budget)\n"
     "      --profile NAME  built-in device profile (sfc config --profiles)\n"
     "      --policy P      window (default), vdnn, lms or none\n"
     "      --packer NAME   packer for every probe (default: the config's, auto)\n"

@@ -340,7 +340,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
 typedef struct tiling_candidate {
   sfc_ft_segment_t *segs;
   uint32_t n, tiles, tile_div, checkpoint_div;
-  bool fits, swaps, tried;
+  bool fits, staged, swaps, tried; /* fits: the device budget; staged: host.staging_budget */
   uint64_t lower_bound;
   double compute_s, time_s;
 } tiling_candidate_t;
@@ -383,7 +383,8 @@ static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool repl
   }
   if (st == SFC_OK) {
     uint64_t budget = ir->config->budget_bytes;
-    c->fits = !t.schedule_infeasible && t.lower_bound <= budget && staging_bound_fits(&t);
+    c->fits = !t.schedule_infeasible && t.lower_bound <= budget;
+    c->staged = staging_bound_fits(&t);
     c->swaps = t.n_swaps > 0;
     c->lower_bound = t.lower_bound;
     c->compute_s = t.compute_s;
@@ -397,6 +398,25 @@ static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool repl
   }
   sfc_ir_deinit(&t);
   return st;
+}
+
+/* cand[0], the untiled graph, is feasible: in core (nothing to gain) or under auto (tile
+ * only what must be) it stays (*done); under fastest, when it swaps, tiling may still be
+ * faster (recomputing a tile can cost less than waiting for the link), and its replay is
+ * the time to beat (*best = 0). */
+static sfc_status_t keep_untiled(sfc_ir_t *ir, tiling_candidate_t *c0, int *best, bool *done,
+                                 const sfc_compile_options_t *opt, sfc_error_t *err) {
+  if (!c0->swaps || ir->config->tiling.mode != SFC_TILING_FASTEST) {
+    *done = true;
+    return SFC_OK;
+  }
+  SFC_TRY(run_candidate(ir, c0, true, err));
+  c0->tried = true;
+  *best = 0;
+  if (opt && opt->verbose > 0)
+    fprintf(opt->dump ? opt->dump : stderr, "sfc: tiling candidate 0 replayed on sim: %.3f ms\n",
+            c0->time_s * 1e3);
+  return SFC_OK;
 }
 
 static bool same_segments(const tiling_candidate_t *a, const tiling_candidate_t *b) {
@@ -416,19 +436,16 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   SFC_TRY(run_candidate(ir, &cand[0], false, err));
   if (opt && opt->verbose > 0)
     fprintf(dump, "sfc: tiling candidate 0 (untiled): lower bound %" PRIu64 " B%s\n",
-            cand[0].lower_bound, cand[0].fits ? "" : " (over)");
+            cand[0].lower_bound,
+            !cand[0].fits    ? " (over)"
+            : cand[0].staged ? ""
+                             : " (host staging over)");
   int best = -1;
-  if (cand[0].fits) {
-    if (!cand[0].swaps || cfg->tiling.mode != SFC_TILING_FASTEST)
-      return SFC_OK; /* in core (nothing to gain), or auto: tile only what must be */
-    /* fastest, and the untiled plan fits with swaps: tiling may still be faster
-     * (recomputing a tile can cost less than waiting for the link); the untiled plan's
-     * replay is the time to beat */
-    SFC_TRY(run_candidate(ir, &cand[0], true, err));
-    cand[0].tried = true;
-    best = 0;
-    if (opt && opt->verbose > 0)
-      fprintf(dump, "sfc: tiling candidate 0 replayed on sim: %.3f ms\n", cand[0].time_s * 1e3);
+  bool done = false;
+  if (cand[0].fits && cand[0].staged) {
+    SFC_TRY(keep_untiled(ir, &cand[0], &best, &done, opt, err));
+    if (done)
+      return SFC_OK;
   }
   for (size_t a = 0; a < sizeof tile_divs / sizeof tile_divs[0]; a++)
     for (size_t b = 0; b < sizeof checkpoint_divs / sizeof checkpoint_divs[0]; b++) {
@@ -459,9 +476,24 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
               "sfc: tiling candidate %u (tile budget 1/%u, checkpoints 1/%u): %u segments, %u "
               "tiles, lower bound %" PRIu64 " B%s, step times %.3f ms%s\n",
               k, cand[k].tile_div, cand[k].checkpoint_div, cand[k].n, cand[k].tiles,
-              cand[k].lower_bound, cand[k].fits ? "" : " (over)", cand[k].compute_s * 1e3,
-              cand[k].swaps ? ", swaps" : "");
+              cand[k].lower_bound,
+              !cand[k].fits    ? " (over)"
+              : cand[k].staged ? ""
+                               : " (host staging over)",
+              cand[k].compute_s * 1e3, cand[k].swaps ? ", swaps" : "");
   }
+  /* with host.staging_budget: feasible means within both budgets when any candidate is;
+   * when none is, the device budget alone decides (the untiled plan first), as without */
+  bool any_staged = false;
+  for (uint32_t k = 1; k < nc; k++)
+    any_staged = any_staged || (cand[k].fits && cand[k].staged);
+  if (!any_staged && cand[0].fits && !cand[0].staged) {
+    SFC_TRY(keep_untiled(ir, &cand[0], &best, &done, opt, err));
+    if (done)
+      return SFC_OK;
+  }
+  for (uint32_t k = 1; k < nc; k++)
+    cand[k].fits = cand[k].fits && (cand[k].staged || !any_staged);
   /* the fastest feasible one, by step-time sum first (a lower bound on its replay) */
   for (;;) {
     int next = -1;

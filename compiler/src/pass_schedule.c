@@ -43,8 +43,8 @@
  * host.staging_budget (at or above the least any plan stages), a third tree holds the
  * pinned bytes per step of the chosen gaps' host blocks (emit_schedule's spans) and a
  * gap that would push a step over it is passed over (for good: those bytes only grow);
- * when nothing else covers step k, every gap passed over is back and the best one is
- * chosen anyway (the device budget first). Then, latest
+ * when nothing else covers step k, the one of them covering k that goes least over it is
+ * chosen anyway (the device budget first) and every gap passed over is back. Then, latest
  * choice first, every gap the budget holds without is given back (an early choice is
  * often covered by later, larger ones), which saves copies.
  * Timing, after the choice, within the target less schedule_prefetch_margin: the
@@ -687,19 +687,28 @@ static void host_span(const sched_t *s, const gap_t *g, uint32_t *lo, uint32_t *
   }
 }
 
-/* Whether choosing gap g keeps the pinned bytes within host.staging_budget (a gap
- * already chosen, widened, adds none). */
-static bool host_room(const sched_t *s, const gap_t *g) {
+/* How far choosing gap g would take the pinned bytes over host.staging_budget at its
+ * worst step (<= 0: within it; a gap already chosen, widened, adds none). */
+static int64_t host_over(const sched_t *s, const gap_t *g) {
   uint32_t lo, hi, t = g->tensor;
   if (!s->host_on || g->chosen)
-    return true;
+    return INT64_MIN / 4;
   host_span(s, g, &lo, &hi);
-  int64_t cap = s->host_cap - (int64_t)g->bytes;
-  if (s->hlo[t] == NONE)
-    return mt_max(&s->host, lo, hi) <= cap;
-  /* the steps the span adds: before its old start, after its old end */
-  return (lo == s->hlo[t] || mt_max(&s->host, lo, s->hlo[t] - 1) <= cap) &&
-         mt_max(&s->host, s->hhi[t] + 1, hi) <= cap;
+  int64_t worst;
+  if (s->hlo[t] == NONE) {
+    worst = mt_max(&s->host, lo, hi);
+  } else { /* the steps the span adds: before its old start, after its old end */
+    worst = mt_max(&s->host, s->hhi[t] + 1, hi);
+    if (lo < s->hlo[t]) {
+      int64_t w = mt_max(&s->host, lo, s->hlo[t] - 1);
+      worst = w > worst ? w : worst;
+    }
+  }
+  return worst + (int64_t)g->bytes - s->host_cap;
+}
+
+static bool host_room(const sched_t *s, const gap_t *g) {
+  return host_over(s, g) <= 0;
 }
 
 /* Adds gap g's host block span (before it is chosen). */
@@ -1500,17 +1509,24 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
     }
     if (i == NONE && n_skipped) {
       /* nothing within the staging budget covers step k: the device budget comes first.
-       * Every item passed over is back, and the best one covering k is taken over the
-       * staging budget (the rounds may stage less at a higher target; the CLI says what
-       * the plan stages); the rest are checked again when they come up */
+       * Of the items passed over that cover k, the one that goes least over the staging
+       * budget is taken (the best ranked of those; the rounds may stage less with a
+       * tighter cap; the CLI says what the plan stages); every item passed over is back,
+       * checked again when it comes up */
+      int64_t least = INT64_MAX;
+      for (uint32_t j = 0; j < n_skipped; j++) {
+        const item_t *it = &s->items[skipped[j]];
+        int64_t over = it->lo <= k && k <= it->hi ? host_over(s, &s->gaps[it->gap]) : INT64_MAX;
+        if (over < least || (over == least && i != NONE && it->rank < s->items[i].rank)) {
+          least = over;
+          i = skipped[j];
+        }
+      }
       for (uint32_t j = 0; j < n_skipped; j++)
         s->items[skipped[j]].taken = false;
       n_skipped = 0;
       memcpy(ta->cursor, ta->start, 2 * (size_t)ta->p * sizeof *ta->cursor);
       memcpy(tb->cursor, tb->start, 2 * (size_t)tb->p * sizeof *tb->cursor);
-      i = stab_query(ta, s->items, k);
-      if (i == NONE)
-        i = stab_query(tb, s->items, k);
     }
     if (i == NONE) { /* the floor says this cannot happen */
       free(skipped);

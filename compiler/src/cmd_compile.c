@@ -290,13 +290,8 @@ static int run(int argc, char **argv) {
     char need[32], have[32], live[32], dev[32], op[96];
     /* Any plan: at step k every live byte the device budget cannot hold waits in pinned
      * host memory (a swapped tensor's staging block, or a home there) */
-    uint64_t floor = 0;
-    uint32_t at = 0;
-    for (uint32_t k = 0; ir.live_bytes && k < ir.n_steps; k++)
-      if (ir.live_bytes[k] > cfg.budget_bytes && ir.live_bytes[k] - cfg.budget_bytes > floor) {
-        floor = ir.live_bytes[k] - cfg.budget_bytes;
-        at = k;
-      }
+    uint64_t floor = ir.staging_least;
+    uint32_t at = ir.staging_least_step;
     if (floor > cfg.host.staging_budget_bytes)
       fprintf(stderr,
               "sfc: %s: no schedule fits host.staging_budget %s: at step %u (\"%s\") %s is "

@@ -69,7 +69,7 @@
  * Reads: config (scheduler.policy, budget, link, host.staging_budget), graph tensors
  * (bytes, kind), steps (time_us), uses, live, live_bytes, use_steps, blocks,
  * schedule_budget. Writes: blocks, n_blocks, lower_bound, swaps, n_swaps, deps, n_deps,
- * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least,
+ * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least(_step),
  * compute_s, time_bound_s. Changes nothing else when the policy is none or the blocks
  * already fit the budget.
  */
@@ -1398,6 +1398,7 @@ static void reset_schedule(sfc_ir_t *ir) {
   ir->schedule_floor_step = 0;
   ir->schedule_infeasible = false;
   ir->staging_least = 0;
+  ir->staging_least_step = 0;
   ir->schedule_prefetched = false;
   ir->lms_threshold = ir->lms_ahead = 0;
   for (uint32_t k = 0; k < ir->n_steps; k++)
@@ -1510,9 +1511,8 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
     if (i == NONE && n_skipped) {
       /* nothing within the staging budget covers step k: the device budget comes first.
        * Of the items passed over that cover k, the one that goes least over the staging
-       * budget is taken (the best ranked of those; the rounds may stage less with a
-       * tighter cap; the CLI says what the plan stages); every item passed over is back,
-       * checked again when it comes up */
+       * budget is taken (the best ranked among equals; the CLI says what the plan
+       * stages); every item passed over is back, checked again when it comes up */
       int64_t least = INT64_MAX;
       for (uint32_t j = 0; j < n_skipped; j++) {
         const item_t *it = &s->items[skipped[j]];
@@ -1574,8 +1574,10 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   sfc_sched_policy_t policy = ir->config->scheduler.policy;
   for (uint32_t k = 0; ir->config->budget_bytes && k < s.n; k++)
     if (ir->live_bytes[k] > ir->config->budget_bytes &&
-        ir->live_bytes[k] - ir->config->budget_bytes > ir->staging_least)
+        ir->live_bytes[k] - ir->config->budget_bytes > ir->staging_least) {
       ir->staging_least = ir->live_bytes[k] - ir->config->budget_bytes;
+      ir->staging_least_step = k;
+    }
   if (policy == SFC_SCHED_NONE || budget == 0 || ir->lower_bound <= budget) {
     sfc_status_t st = time_bound(ir, s.prefix, ir->config->budget_bytes, err);
     free(s.prefix);

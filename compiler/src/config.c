@@ -57,53 +57,39 @@ bool sfc_parse_time_limit(const char *text, double *out_seconds, char *why, size
   return true;
 }
 
+const char *const sfc_sched_policy_names[SFC_SCHED_LMS + 1] = {[SFC_SCHED_NONE] = "none",
+                                                               [SFC_SCHED_WINDOW] = "window",
+                                                               [SFC_SCHED_VDNN] = "vdnn",
+                                                               [SFC_SCHED_LMS] = "lms"};
+const char *const sfc_tiling_mode_names[SFC_TILING_FASTEST + 1] = {[SFC_TILING_OFF] = "off",
+                                                                   [SFC_TILING_ON] = "on",
+                                                                   [SFC_TILING_AUTO] = "auto",
+                                                                   [SFC_TILING_FASTEST] =
+                                                                       "fastest"};
+const char *const sfc_tiling_halo_names[SFC_HALO_SEED + 1] = {
+    [SFC_HALO_MASKED] = "masked", [SFC_HALO_SEED] = "seed"};
+const char *const sfc_tiling_segments_names[SFC_SEGMENTS_LONGEST + 1] = {
+    [SFC_SEGMENTS_AUTO] = "auto", [SFC_SEGMENTS_LONGEST] = "longest"};
+
+#define NAME_OF(table, v)                                                                          \
+  ((unsigned)(v) < sizeof table / sizeof table[0] ? table[(unsigned)(v)] : "unknown")
+
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy) {
-  switch (policy) {
-    case SFC_SCHED_NONE:
-      return "none";
-    case SFC_SCHED_WINDOW:
-      return "window";
-    case SFC_SCHED_VDNN:
-      return "vdnn";
-    case SFC_SCHED_LMS:
-      return "lms";
-  }
-  return "unknown";
-}
-
-const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo) {
-  switch (halo) {
-    case SFC_HALO_MASKED:
-      return "masked";
-    case SFC_HALO_SEED:
-      return "seed";
-  }
-  return "unknown";
-}
-
-const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments) {
-  switch (segments) {
-    case SFC_SEGMENTS_AUTO:
-      return "auto";
-    case SFC_SEGMENTS_LONGEST:
-      return "longest";
-  }
-  return "unknown";
+  return NAME_OF(sfc_sched_policy_names, policy);
 }
 
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode) {
-  switch (mode) {
-    case SFC_TILING_OFF:
-      return "off";
-    case SFC_TILING_ON:
-      return "on";
-    case SFC_TILING_AUTO:
-      return "auto";
-    case SFC_TILING_FASTEST:
-      return "fastest";
-  }
-  return "unknown";
+  return NAME_OF(sfc_tiling_mode_names, mode);
 }
+
+const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo) {
+  return NAME_OF(sfc_tiling_halo_names, halo);
+}
+
+const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments) {
+  return NAME_OF(sfc_tiling_segments_names, segments);
+}
+#undef NAME_OF
 
 /* The shortest %g text that reads back as v (plain numbers: duplex, FLOP/s), with a
  * bare exponent: "0.7", "6.7e13". */

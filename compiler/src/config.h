@@ -151,6 +151,14 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out);
  * checks every value. */
 sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *err);
 
+/* Each enum's names, indexed by its value: the config's spelling, which the loader reads
+ * and sfc_config_write_yaml writes (one table each, for both). */
+extern const char *const sfc_sched_policy_names[SFC_SCHED_LMS + 1];
+extern const char *const sfc_tiling_mode_names[SFC_TILING_FASTEST + 1];
+extern const char *const sfc_tiling_halo_names[SFC_HALO_SEED + 1];
+extern const char *const sfc_tiling_segments_names[SFC_SEGMENTS_LONGEST + 1];
+
+/* The name of a value, or "unknown" out of range. */
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);
 const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo);

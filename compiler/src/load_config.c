@@ -180,11 +180,6 @@ static const field_t fields[F_COUNT] = {
 };
 #undef AT
 
-static const char *const policy_names[] = {"none", "window", "vdnn", "lms"};
-static const char *const mode_names[] = {"off", "on", "auto", "fastest"};
-static const char *const halo_names[] = {"masked", "seed"};
-static const char *const segments_names[] = {"auto", "longest"};
-
 /* The kinds whose value is one of a list of names, stored as its index (an enum). */
 typedef struct named_kind {
   const char *what; /* "unknown <what> 'x'; expected one of: ..." */
@@ -195,10 +190,10 @@ typedef struct named_kind {
 #define NAMED(what, names)                                                                         \
   { what, names, sizeof names / sizeof names[0] }
 static const named_kind_t named_kinds[] = {
-    [K_POLICY] = NAMED("policy", policy_names),
-    [K_MODE] = NAMED("mode", mode_names),
-    [K_HALO] = NAMED("halo mode", halo_names),
-    [K_SEGMENTS] = NAMED("segments rule", segments_names),
+    [K_POLICY] = NAMED("policy", sfc_sched_policy_names),
+    [K_MODE] = NAMED("mode", sfc_tiling_mode_names),
+    [K_HALO] = NAMED("halo mode", sfc_tiling_halo_names),
+    [K_SEGMENTS] = NAMED("segments rule", sfc_tiling_segments_names),
 };
 #undef NAMED
 _Static_assert(sizeof(sfc_sched_policy_t) == sizeof(int) &&

@@ -251,6 +251,7 @@ typedef struct sfc_ir {
   uint64_t staging_least;             /* pinned bytes any plan within the device budget stages:
                                          max over steps of live_bytes - budget */
   uint32_t staging_least_step;        /*   the step that sets it */
+  uint64_t host_lower_bound;          /* host arena: max over steps of live block bytes */
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
   double time_bound_split_s;          /* the schedule pass's one-split part of it (pass_bound.c) */

@@ -70,6 +70,7 @@
  * (bytes, kind), steps (time_us), uses, live, live_bytes, use_steps, blocks,
  * schedule_budget. Writes: blocks, n_blocks, lower_bound, swaps, n_swaps, deps, n_deps,
  * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least(_step),
+ * host_lower_bound,
  * compute_s, time_bound_s. Changes nothing else when the policy is none or the blocks
  * already fit the budget.
  */
@@ -1399,6 +1400,7 @@ static void reset_schedule(sfc_ir_t *ir) {
   ir->schedule_infeasible = false;
   ir->staging_least = 0;
   ir->staging_least_step = 0;
+  ir->host_lower_bound = 0;
   ir->schedule_prefetched = false;
   ir->lms_threshold = ir->lms_ahead = 0;
   for (uint32_t k = 0; k < ir->n_steps; k++)
@@ -1628,13 +1630,16 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
         chosen[n_chosen++] = i;
     st = emit_schedule(&s, chosen, n_chosen, err);
   }
-  if (st == SFC_OK) { /* the lower bound of the device blocks as they are now */
-    memset(live, 0, ((size_t)s.n + 1) * sizeof *live);
-    for (uint32_t b = 0; b < ir->n_blocks; b++)
-      if (ir->blocks[b].arena == SFC_ARENA_DEVICE)
-        sfc_sweep_add(live, ir->blocks[b].first_step, ir->blocks[b].last_step, ir->blocks[b].bytes);
-    ir->lower_bound = sfc_sweep_peak(live, s.n, NULL);
-  }
+  if (st == SFC_OK) /* the lower bounds of the two arenas' blocks as they are now */
+    for (int arena = 0; arena < SFC_ARENA_COUNT; arena++) {
+      memset(live, 0, ((size_t)s.n + 1) * sizeof *live);
+      for (uint32_t b = 0; b < ir->n_blocks; b++)
+        if (ir->blocks[b].arena == (sfc_arena_t)arena)
+          sfc_sweep_add(live, ir->blocks[b].first_step, ir->blocks[b].last_step,
+                        ir->blocks[b].bytes);
+      *(arena == SFC_ARENA_DEVICE ? &ir->lower_bound : &ir->host_lower_bound) =
+          sfc_sweep_peak(live, s.n, NULL);
+    }
   if (st == SFC_OK) /* below the floor: the bound of the floor the plan was made for */
     st = time_bound(ir, s.prefix,
                     ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes, err);

@@ -22,14 +22,12 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "evaluate.h"
 #include "passes.h"
 #include "report.h"
 #include "tiler.h"
-#include "sfc/steps.h"
 
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
@@ -352,17 +350,7 @@ static bool staging_bound_fits(const sfc_ir_t *ir) {
   uint64_t staging = ir->config->host.staging_budget_bytes;
   if (staging == 0)
     return true;
-  if (staging < ir->staging_least)
-    return false;
-  int64_t *diff = calloc((size_t)ir->n_steps + 1, sizeof *diff);
-  if (!diff)
-    return true; /* the final plan's packing says it */
-  for (uint32_t b = 0; b < ir->n_blocks; b++)
-    if (ir->blocks[b].arena == SFC_ARENA_HOST)
-      sfc_sweep_add(diff, ir->blocks[b].first_step, ir->blocks[b].last_step, ir->blocks[b].bytes);
-  uint64_t peak = sfc_sweep_peak(diff, ir->n_steps, NULL);
-  free(diff);
-  return peak <= staging;
+  return staging >= ir->staging_least && ir->host_lower_bound <= staging;
 }
 
 static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool replay,

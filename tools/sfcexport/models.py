@@ -10,6 +10,9 @@ same contract (see docs/exporter.md).
              max-pool 2x2, transposed-conv 2x2 up-sampling, skip connections by concat,
              base width 32 (the paper's 64 quadruples the CPU export time), per-pixel
              cross-entropy over 2 classes.
+  unet-plain the same U-Net without batch norm (convolutions with bias, as in the
+             paper): every op from the image to the logits is one FT segment, so FT
+             tiling runs the whole network tile by tile (8192 x 8192 images in 11 GiB).
   bert-base  a BERT-base-shaped encoder from torch.nn (Devlin et al. 2019): token and
              position embeddings, LayerNorm, 12 x nn.TransformerEncoderLayer(d=768,
              12 heads, ffn 3072, GELU), a masked-LM head over the 30522-token vocabulary,
@@ -33,22 +36,27 @@ import torch
 from torch import nn
 
 
-def _double_conv(cin, cout):
+def _double_conv(cin, cout, norm=True):
+    if not norm:  # the paper's block: conv + bias + ReLU
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1), nn.ReLU(inplace=True))
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
         nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class UNet(nn.Module):
-    def __init__(self, in_ch=3, classes=2, width=32, depth=4):
+    def __init__(self, in_ch=3, classes=2, width=32, depth=4, norm=True):
         super().__init__()
         chans = [width * 2 ** i for i in range(depth + 1)]
-        self.down = nn.ModuleList([_double_conv(in_ch, chans[0])] +
-                                  [_double_conv(chans[i], chans[i + 1]) for i in range(depth)])
+        self.down = nn.ModuleList([_double_conv(in_ch, chans[0], norm)] +
+                                  [_double_conv(chans[i], chans[i + 1], norm) for i in range(depth)])
         self.pool = nn.MaxPool2d(2)
         self.up = nn.ModuleList([nn.ConvTranspose2d(chans[i + 1], chans[i], 2, stride=2)
                                  for i in reversed(range(depth))])
-        self.dec = nn.ModuleList([_double_conv(2 * chans[i], chans[i]) for i in reversed(range(depth))])
+        self.dec = nn.ModuleList([_double_conv(2 * chans[i], chans[i], norm)
+                                  for i in reversed(range(depth))])
         self.head = nn.Conv2d(chans[0], classes, 1)
 
     def forward(self, x):
@@ -64,6 +72,13 @@ class UNet(nn.Module):
 
 def unet(batch=4, image_size=128):
     m = UNet()
+    x = torch.randn(batch, 3, image_size, image_size)
+    y = torch.randint(0, 2, (batch, image_size, image_size))
+    return m, ((x,), y), nn.functional.cross_entropy
+
+
+def unet_plain(batch=4, image_size=128):
+    m = UNet(norm=False)
     x = torch.randn(batch, 3, image_size, image_size)
     y = torch.randint(0, 2, (batch, image_size, image_size))
     return m, ((x,), y), nn.functional.cross_entropy
@@ -334,7 +349,7 @@ def resnet50_gn(batch=2, image_size=224):
     return m, ((x,), y), lambda out, t: nn.functional.cross_entropy(out, t)
 
 
-BUILTIN = {"unet": unet, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
+BUILTIN = {"unet": unet, "unet-plain": unet_plain, "bert-base": bert_base, "tiny-cnn": tiny_cnn, "tiny-mlp": tiny_mlp,
            "tiny-transformer": tiny_transformer, "tiny-gpt": tiny_gpt, "tiny-lstm": tiny_lstm,
            "tiny-checkpoint": tiny_checkpoint, "darknet19": darknet19, "tiny-fcn": tiny_fcn,
            "tiny-updown": tiny_updown, "tiny-catup": tiny_catup, "tiny-smooth": tiny_smooth,

@@ -44,6 +44,12 @@ def unet(batch=1, image_size=64):
     return _f64(build, batch, image_size)
 
 
+def unet_plain(batch=1, image_size=64):
+    """The bundled U-Net without batch norm (plans/unet-plain: the paper's blocks) in
+    float64: the whole network, image to logits, is one FT segment."""
+    return _f64(models.unet_plain, batch, image_size)
+
+
 def resnet50_gn(batch=2, image_size=64):
     """ResNet-50 with group normalisation (models.resnet50_gn) in float64: the model of
     tools/gpu-check's out-of-core run against accumulated micro-batches."""

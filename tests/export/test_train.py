@@ -211,6 +211,10 @@ TILED = [  # model (float64: tests/export/f64_models.py), batch, image size, bud
     # segment whose cat gradient its own tiles read was wrong in masked mode (up.3's
     # weight gradient 2e3 x off) until the partitioner refused it
     ("f64_models:unet", 1, 64, (1 << 30,), "  grid: 2x2\n  min_tile: 1\n"),
+    # the U-Net without batch norm: the whole network one segment on a 2 x 2 grid, so
+    # the decoder's cat gradients live in per-tile buffers and are read by channel
+    # slices (sfc-train read the whole buffer until 2026-11-27)
+    ("f64_models:unet_plain", 1, 64, (1 << 30,), "  grid: 2x2\n  min_tile: 1\n"),
 ]
 # tile ops each model's plans must run (so each path of the tile executor is exercised)
 TILED_OPS = {"fcn": {"convolution", "convolution_backward", "max_pool2d_with_indices",
@@ -219,15 +223,19 @@ TILED_OPS = {"fcn": {"convolution", "convolution_backward", "max_pool2d_with_ind
              "catup": {"cat", "upsample_nearest2d", "upsample_nearest2d_backward"},
              "smooth": {"avg_pool2d", "avg_pool2d_backward", "upsample_bilinear2d",
                         "upsample_bilinear2d_backward"},
-             "unet": {"convolution", "convolution_backward", "cat"}}
+             "unet": {"convolution", "convolution_backward", "cat"},
+             "unet_plain": {"convolution", "convolution_backward", "cat", "slice",
+                            "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+                            "threshold_backward"}}
 
 
 def tiled(d):
     """Tiled plans (issue 14 item 3: a tile's op on its boxes with the zeros to supply):
     tiny-fcn (dilated, strided, residual, max-pooling), tiny-updown (transposed
     convolutions, a skip), tiny-catup (nearest up-sampling, a skip joined by cat) and
-    tiny-smooth (average pooling, bilinear up-sampling), none with batch norm, and the
-    bundled U-Net on a forced 2 x 2 grid (batch norm between its segments), in
+    tiny-smooth (average pooling, bilinear up-sampling), none with batch norm, the
+    bundled U-Net on a forced 2 x 2 grid (batch norm between its segments) and the
+    U-Net without batch norm on one (one segment, image to logits), in
     float64, compiled with tiling on, both halo modes, at two budgets, three iterations
     against eager PyTorch within 1e-9 (tiles reorder a weight gradient's sum: float32
     would differ by rounding, which float64 keeps near 1e-15)."""

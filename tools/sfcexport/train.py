@@ -535,7 +535,16 @@ def _memory_of(mem, o, what):
     n = 1
     for e in ext:
         n *= e
-    return mem.raw(o.addr, n * ITEM[dtype], dtype).reshape(ext)
+    buf = mem.raw(o.addr, n * ITEM[dtype], dtype).reshape(ext)
+    sizes = list(rec["sizes"])
+    if len(o.shape) == 4 and len(sizes) == 4 and sizes[1] != o.shape[1]:
+        # a channel slice of a per-tile buffer (a cat's gradient made and read inside
+        # the segment): the buffer holds every channel of its box, the call reads its own
+        if not _channel_slice(rec, o.shape):
+            raise TrainError(f"{what}: tensor {o.tid} is read through a view on a tile")
+        c0 = int(rec["offset"]) // (o.shape[2] * o.shape[3]) - o.held.lo[1]
+        buf = buf[:, c0:c0 + sizes[1]]
+    return buf
 
 
 def _tile_view(mem, o, what):
@@ -546,8 +555,8 @@ def _tile_view(mem, o, what):
         return whole
     off = [o.held.lo[a] if o.held is not None else 0 for a in range(4)]
     sl = [slice(b.lo[a] - off[a], b.hi[a] - off[a]) for a in range(4)]
-    if o.held is None and whole.shape[1] != o.shape[1]:
-        sl[1] = slice(None)
+    if whole.shape[1] != o.shape[1]:
+        sl[1] = slice(None)  # the channel slice the call reads
     return whole[tuple(sl)]
 
 

@@ -17,6 +17,7 @@
 
 #include "passes.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,8 @@ static bool is_spatial(const sfc_tensor_t *t) {
 
 /* Scratch memory: an op's synthetic workspace (workspace_bytes; no shape), or a
  * workspace-kind tensor the exporter lists among an op's outputs (convolution_backward's
- * buffers). Inside a segment it is a per-tile buffer (PARTIAL) at its whole size: no
- * tile's kernel needs more scratch than the whole op's. */
+ * buffers). Inside a segment it is a per-tile buffer (PARTIAL) whose box is the step's
+ * share of the whole op's (scale_scratch). */
 static bool is_workspace(const sfc_graph_t *g, uint32_t t) {
   return g->tensors[t].kind == SFC_KIND_WORKSPACE;
 }
@@ -85,6 +86,57 @@ static void box_hull(sfc_ft_box_t *into, const sfc_ft_box_t *b) {
       into->lo[a] = b->lo[a];
     if (b->hi[a] > into->hi[a])
       into->hi[a] = b->hi[a];
+  }
+}
+
+/* The fraction of tensor x's elements box b holds (1 for a tensor of rank < 4). */
+static double box_fraction(const sfc_tensor_t *x, const sfc_ft_box_t *b) {
+  if (x->ndim != 4)
+    return 1;
+  if (box_is_empty(b))
+    return 0;
+  double part = 1, total = 1;
+  for (int a = 0; a < 4; a++) {
+    part *= (double)(b->hi[a] - b->lo[a]);
+    total *= (double)x->shape[a];
+  }
+  return total > 0 ? part / total : 1;
+}
+
+/* Workspace x's box for a step that computes `share` of its op: [0, share of it)
+ * rounded up, at least one element; scratch that is not flat stays whole. */
+static sfc_ft_box_t scratch_box(const sfc_tensor_t *x, double share) {
+  sfc_ft_box_t b = box_whole(x);
+  if (x->ndim != 1)
+    return b;
+  double whole = (double)x->shape[0], n = ceil(whole * share);
+  b.hi[0] = n < 1 ? 1 : n > whole ? (int64_t)whole : (int64_t)n;
+  return b;
+}
+
+/* Scratch follows the tile. An op's workspace scales with its data as --image-size and
+ * --batch scale it (linearly), so a tile step's scratch is its share of the whole op's:
+ * the share sfc/steps.h gives the step's time (the first data operand, outputs then
+ * inputs, whose box holds less than the whole tensor), rounded up, at least one byte.
+ * Sets boxes[k] of every flat workspace operand k of op to [0, that) elements. */
+static void scale_scratch(const sfc_graph_t *g, const sfc_op_t *op, sfc_ft_box_t *boxes) {
+  uint32_t nio = op->n_inputs + op->n_outputs;
+  double share = 1;
+  for (uint32_t i = 0; i < nio; i++) {
+    uint32_t k = i < op->n_outputs ? op->n_inputs + i : i - op->n_outputs;
+    uint32_t t = sfc_op_operand(op, k);
+    if (is_workspace(g, t))
+      continue;
+    double r = box_fraction(&g->tensors[t], &boxes[k]);
+    if (r < 1) {
+      share = r;
+      break;
+    }
+  }
+  for (uint32_t k = 0; k < sfc_op_operand_count(op); k++) {
+    uint32_t t = sfc_op_operand(op, k);
+    if (is_workspace(g, t))
+      boxes[k] = scratch_box(&g->tensors[t], share);
   }
 }
 
@@ -537,12 +589,24 @@ static sfc_ft_box_t outputs_hull(const sfc_graph_t *g, const sfc_op_t *op,
  * that is not whole needs the box the op reads for ob. */
 static void receptive_field(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_op_t *op,
                             const sfc_ft_box_t *ob, sfc_ft_box_t *boxes) {
+  /* scratch: the step's share of the op's (scale_scratch), the share of its first output */
+  double share = 1;
+  for (uint32_t k = 0; k < op->n_outputs && share >= 1; k++)
+    if (!is_workspace(g, op->outputs[k])) {
+      sfc_ft_box_t b = all_channels(ob, &g->tensors[op->outputs[k]]);
+      share = box_fraction(&g->tensors[op->outputs[k]], &b);
+    }
+  for (uint32_t k = 0; k < sfc_op_operand_count(op); k++) {
+    uint32_t t = sfc_op_operand(op, k);
+    if (k >= op->n_inputs && is_workspace(g, t)) {
+      sfc_ft_box_t b = scratch_box(&g->tensors[t], share);
+      box_hull(&boxes[t], &b);
+    }
+  }
   for (uint32_t k = 0; k < op->n_outputs; k++) {
     uint32_t t = op->outputs[k];
-    if (is_workspace(g, t)) {
-      boxes[t] = box_whole(&g->tensors[t]); /* scratch: whole in every tile */
+    if (is_workspace(g, t))
       continue;
-    }
     sfc_ft_box_t b = *ob;
     b.lo[1] = 0;
     b.hi[1] = g->tensors[t].shape[1];
@@ -632,12 +696,23 @@ void sfc_ft_tile_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sf
   }
 }
 
+static void op_boxes(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_ft_box_t *tb,
+                     uint32_t op_index, sfc_ft_box_t *boxes, uint32_t (*pad_lo)[4],
+                     uint32_t (*pad_hi)[4]);
+
 void sfc_ft_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s, const sfc_ft_info_t *info,
                      const sfc_ft_box_t *tb, uint32_t op_index, sfc_ft_box_t *boxes,
                      uint32_t (*pad_lo)[4], uint32_t (*pad_hi)[4]) {
+  (void)s;
+  op_boxes(g, info, tb, op_index, boxes, pad_lo, pad_hi);
+  scale_scratch(g, &g->ops[op_index], boxes);
+}
+
+static void op_boxes(const sfc_graph_t *g, const sfc_ft_info_t *info, const sfc_ft_box_t *tb,
+                     uint32_t op_index, sfc_ft_box_t *boxes, uint32_t (*pad_lo)[4],
+                     uint32_t (*pad_hi)[4]) {
   const sfc_op_t *op = &g->ops[op_index];
   uint32_t m = sfc_op_operand_count(op);
-  (void)s;
   for (uint32_t k = 0; k < m; k++) {
     uint32_t t = sfc_op_operand(op, k);
     boxes[k] = info->role[t] == SFC_FT_ROLE_WHOLE || !is_spatial(&g->tensors[t])
@@ -974,6 +1049,7 @@ static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
     default:
       break;
   }
+  scale_scratch(g, op, boxes);
 }
 
 /* The bytes of the PARTIAL tensors' boxes in tile `tile`: seed mode, the larger of the
@@ -1093,7 +1169,8 @@ static sfc_status_t emit_step(rewriter_t *w, const sfc_step_t *src, const sfc_ft
         u.flags |= SFC_USE_PARTIAL;
       /* every operand of a tiled step has a box (the plan's one per operand): its tile
        * box, or the whole tensor */
-      bool boxed = role != SFC_FT_ROLE_WHOLE && role != SFC_FT_ROLE_NONE && x->ndim == 4;
+      bool boxed = role != SFC_FT_ROLE_WHOLE && role != SFC_FT_ROLE_NONE &&
+                   (x->ndim == 4 || (role == SFC_FT_ROLE_PARTIAL && is_workspace(g, u.tensor)));
       sfc_plan_box_t b = {.tensor = u.tensor, .ndim = x->ndim < 4 ? x->ndim : 4};
       for (uint32_t a = 0; a < b.ndim; a++) {
         b.lo[a] = boxed ? ob[k].lo[a] : 0;

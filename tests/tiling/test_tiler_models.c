@@ -8,6 +8,7 @@
  * tensor's and no two overlap); accumulated uses are outputs read and written; the step
  * count is tiles x ops plus the recomputed ops; untiled ops keep their one step.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "load_graph.h"
 #include "passes.h"
 #include "pipeline.h"
+#include "sfc/steps.h"
 #include "sfcrt.h"
 #include "tiler.h"
 #include "verify.h"
@@ -685,7 +687,7 @@ static sfc_graph_t *compile_plain(const char *json, sfc_ir_t *ir) {
  * size) that lists its columns buffer among its outputs, as PyTorch's CPU kernel makes
  * sfc-export record it, and the pooling (whose output the segment keeps) a scratch
  * output too, as the exporter records some ops' allocator scratch: the segment still
- * holds both convolutions, the scratch whole in every tile and never kept (a kept op's
+ * holds both convolutions, the scratch a per-tile buffer and never kept (a kept op's
  * other outputs are kept, scratch aside), and the plan records c2's map as WINDOW_T. */
 static void test_transposed_workspace_tile(void) {
   char *a0 = replaced(plain_cnn_json, "{\"id\":17,",
@@ -825,6 +827,88 @@ static void test_fastest(void) {
   sfc_ir_tiling_counts(&ir, &segments[0], &tiles, &recomputed);
   CHECK(ir.n_swaps == 0);
   CHECK_EQ_U64(segments[0], 0);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* The U-Net without batch norm (plans/unet-plain: the paper's blocks) at 8192^2 in the
+ * 2080 Ti's 11 GiB under tiling: auto. Untiled, one convolution_backward's operands
+ * alone take 40 GiB. Every forward op from the image to the logits is one FT segment
+ * (skips, cats and transposed convolutions inside it), and the plan fits, verified.
+ * Scratch follows the tile: each tile step's workspace box holds the step's share of
+ * the op's scratch (sfc_box_share of its first data output, else input, that is not
+ * whole: the rule the step's time follows), rounded up — checked here against the
+ * runtime's sfc_box_share, not the tiler's own arithmetic; at least one is smaller
+ * than the whole (the whole would put 24 GiB of scratch in one step). */
+static void test_unet_plain_8192(void) {
+  sfc_graph_t *g = load_model("unet-plain", 8192, 1);
+  CHECK(g != NULL);
+  const sfc_profile_t *p = sfc_profile_find("rtx2080ti-pcie3");
+  CHECK(p != NULL);
+  if (!g || !p) {
+    sfc_graph_destroy(g);
+    return;
+  }
+  uint32_t n_forward = 0;
+  while (n_forward < g->n_ops && g->ops[n_forward].phase == SFC_PHASE_FORWARD)
+    n_forward++;
+  sfc_config_t cfg = bestfit_config(UINT64_C(11) << 30);
+  cfg.device = *p;
+  cfg.budget_bytes = UINT64_C(11) << 30;
+  cfg.tiling.mode = SFC_TILING_AUTO;
+  sfc_ir_t ir;
+  CHECK(compile_verified(g, &cfg, &ir) == SFC_OK);
+  uint32_t segments = 0, tiles = 0, recomputed = 0;
+  sfc_ir_tiling_counts(&ir, &segments, &tiles, &recomputed);
+  uint32_t scratch_steps = 0, scratch_smaller = 0, scratch_bad = 0;
+  uint64_t scratch_max = 0, scratch_whole_max = 0;
+  for (uint32_t s = 0; s < ir.n_steps; s++) {
+    const sfc_step_t *st = &ir.steps[s];
+    if (st->segment == SFC_PLAN_NONE)
+      continue;
+    const sfc_op_t *op = &g->ops[st->op];
+    double share = 1; /* sfc/steps.h's rule over the plan's boxes: outputs, then inputs */
+    uint32_t nio = op->n_inputs + op->n_outputs;
+    for (uint32_t i = 0; i < nio && share >= 1; i++) {
+      uint32_t j = i < op->n_outputs ? op->n_inputs + i : i - op->n_outputs;
+      const sfc_use_t *u = &ir.uses[st->use_begin + j];
+      const sfc_tensor_t *x = &g->tensors[u->tensor];
+      if (x->kind != SFC_KIND_WORKSPACE && u->box != SFC_PLAN_NONE)
+        share = sfc_box_share(&ir.boxes[u->box], x->shape, x->ndim);
+    }
+    for (uint32_t k = 0; k < st->use_count; k++) {
+      const sfc_use_t *u = &ir.uses[st->use_begin + k];
+      const sfc_tensor_t *x = &g->tensors[u->tensor];
+      if (x->kind != SFC_KIND_WORKSPACE || !(u->flags & SFC_USE_PARTIAL) ||
+          u->box == SFC_PLAN_NONE || x->ndim != 1)
+        continue;
+      const sfc_plan_box_t *b = &ir.boxes[u->box];
+      double want = ceil(share * (double)x->shape[0]);
+      int64_t n = b->hi[0] - b->lo[0];
+      scratch_steps++;
+      scratch_smaller += n < x->shape[0];
+      scratch_bad += b->lo[0] != 0 || n < 1 || n > x->shape[0] || (want >= 1 && (double)n != want);
+      uint64_t bytes = sfc_ft_plan_box_bytes(x, b);
+      scratch_max = bytes > scratch_max ? bytes : scratch_max;
+      scratch_whole_max = x->bytes > scratch_whole_max ? x->bytes : scratch_whole_max;
+    }
+  }
+  printf("U-Net (no BN) 8192^2 in 11 GiB (rtx2080ti-pcie3, auto): %s, arena %.2f GiB, %u "
+         "segments, %u tiles, %.3f s predicted; first segment ops [%u, %u) of %u forward; "
+         "%u tile steps with scratch, %u below the whole, largest %.2f GiB (whole %.2f GiB)\n",
+         ir.fits_budget ? "fits" : "over", ir.arena_bytes / 1073741824.0, segments, tiles,
+         ir.predicted_iteration_s, ir.n_segments ? ir.segments[0].first_op : 0,
+         ir.n_segments ? ir.segments[0].first_op + ir.segments[0].op_count : 0, n_forward,
+         scratch_steps, scratch_smaller, scratch_max / 1073741824.0,
+         scratch_whole_max / 1073741824.0);
+  CHECK(ir.fits_budget);
+  CHECK(segments == 1 && tiles > 1);
+  CHECK(ir.n_segments >= 1 && ir.segments[0].first_op == 0 &&
+        ir.segments[0].op_count == n_forward); /* the image to the logits */
+  CHECK(scratch_steps > 0);
+  CHECK(scratch_smaller > 0);
+  CHECK_EQ_U64(scratch_bad, 0);
+  CHECK(scratch_max < scratch_whole_max);
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(g);
 }
@@ -1191,6 +1275,7 @@ int main(void) {
   RUN(test_workspaces_tile);
   RUN(test_transposed_workspace_tile);
   RUN(test_auto_fits_untiled);
+  RUN(test_unet_plain_8192);
   RUN(test_fastest);
   RUN(test_auto_tiles_when_needed);
   RUN(test_forced_grid);

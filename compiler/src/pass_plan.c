@@ -484,6 +484,8 @@ static sfc_status_t build_header(builder_t *b, sfc_error_t *err) {
   memcpy(strings, b->st.data, b->st.bytes);
   v->strings = strings;
   v->strings_bytes = b->st.bytes;
+  v->header.version_major = SFC_PLAN_VERSION_MAJOR; /* what the writer writes: the */
+  v->header.version_minor = SFC_PLAN_VERSION_MINOR; /* verifier's rules follow it */
   v->header.alignment = (uint32_t)cfg->device.alignment;
   v->header.arena_bytes = ir->arena_bytes;
   v->header.host_arena_bytes = ir->host_arena_bytes;

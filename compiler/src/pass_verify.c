@@ -999,8 +999,10 @@ static void tile_needs(const vctx_t *c, const sfc_plan_step_t *s, const part4_t 
     NEED(0, like(&got[0], operand_tensor(c, op, 0)));
     part4_t read = through(f, x, y, &got[0], false);
     bool exact = seed && !weight_part && grad_in != NONE; /* seed: grad input exact */
-    if (exact)
-      NEED(0, through(f, x, y, &got[grad_in], true));
+    if (exact) { /* in input 0's own channels (1.6; 1.5 wrote y's: a channel view's) */
+      part4_t m = through(f, x, y, &got[grad_in], true);
+      NEED(0, v->header.version_minor >= 6 ? like(&m, operand_tensor(c, op, 0)) : m);
+    }
     if (input != NONE)
       NEED(input, exact ? like(&got[grad_in], x) : read);
     if (grad_in != NONE && !exact)

@@ -995,7 +995,9 @@ static void seed_op_boxes(const sfc_graph_t *g, const sfc_ft_segment_t *s,
       bool conv = is_conv_backward(op), weight = conv && part == PART_WEIGHT;
       sfc_ft_box_t d =
           weight ? part_box(&g->tensors[op->inputs[0]], s, tile) : grad_out_box(g, f, &ob);
-      boxes[0] = d;
+      /* in the output gradient's own channels (1.6): it may be read through a channel
+       * view of a wider tensor (a cat's gradient), whose box spans that tensor's */
+      boxes[0] = all_channels(&d, &g->tensors[op->inputs[0]]);
       uint32_t xs = forward_input_slot(op, f);
       for (uint32_t k = 1; k < op->n_inputs; k++) {
         uint32_t t = op->inputs[k];

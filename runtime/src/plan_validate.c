@@ -1138,8 +1138,10 @@ static void tile_wants(const sfc_plan_view_t *v, const sfc_plan_step_t *s, const
       nbox_t d = have[0], fwd = map_through(f, X, Y, &d, 0);
       WANT(0, nbox_spatial(&d, T(0))); /* the tile's part: free, but whole C and no zeros */
       if (seed && !weights && gs != NONE) {
-        /* the input gradient exact on its box: the output gradient on what reads it */
-        WANT(0, map_through(f, X, Y, &have[gs], 1));
+        /* the input gradient exact on its box: the output gradient on what reads it, in
+         * its own tensor's channels (1.6; 1.5 wrote y's: a channel view's operand) */
+        nbox_t m = map_through(f, X, Y, &have[gs], 1);
+        WANT(0, v->header.version_minor >= 6 ? nbox_spatial(&m, T(0)) : m);
         if (xs != NONE)
           WANT(xs, nbox_spatial(&have[gs], X));
       } else {

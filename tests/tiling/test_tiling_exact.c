@@ -44,6 +44,7 @@
  * boxes) keeps the views inside a tiled masked segment.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1147,6 +1148,8 @@ static uint64_t ir_lower_bound_tight(const net_t *n) {
  * moving one edge of one box of a tile step's input by one row makes both the runtime's
  * loader and the compiler's verifier refuse the plan. Boxes of up to 48 steps spread
  * over the segments, each operand that is a 4-D input of its step. */
+static uint32_t g_channel_views; /* seed data steps reading a channel view, checked */
+
 static void check_boxes_enforced(const sfc_plan_view_t *pv, const void *data, size_t bytes) {
   uint32_t mapped = 0, tried = 0, loader_58 = 0, verifier_58 = 0, tiled = 0;
   for (uint32_t k = 0; k < pv->step_count; k++)
@@ -1221,6 +1224,65 @@ static void check_boxes_enforced(const sfc_plan_view_t *pv, const void *data, si
       verifier_58 += st2 != SFC_OK && strstr(err.message, "where the op's map requires") != NULL;
     }
   }
+  /* 1.6: a seed data step's output gradient read through a channel view (a cat's
+   * gradient, wider than the forward op's output) has a box of its own tensor's
+   * channels. Both checkers: in a 1.6 plan, one such box in the forward output's
+   * channels (1.5's) is refused; a 1.5 plan with all of them so is accepted, and one
+   * with 1.6's boxes refused */
+  uint32_t nv = 0;
+  for (uint32_t k = 0; k < pv->step_count; k++) {
+    const sfc_plan_step_t *st = &pv->steps[k];
+    const sfc_plan_op_t *op = &pv->ops[st->op];
+    if (st->segment == SFC_PLAN_NONE || op->map != SFC_MAP_GRAD_DATA ||
+        !(pv->segments[st->segment].flags & SFC_SEGMENT_SEED_HALO) || op->output_count == 0)
+      continue;
+    const sfc_plan_box_t *g0 = &pv->boxes[st->box_begin + op->input_count];
+    const sfc_plan_op_t *f = &pv->ops[op->backward_of];
+    const sfc_plan_tensor_t *y = &pv->tensors[pv->op_operands[f->operand_begin + f->input_count]];
+    const sfc_plan_box_t *b = &pv->boxes[st->box_begin];
+    const sfc_plan_tensor_t *t = &pv->tensors[b->tensor];
+    if (g0->lo[2] >= g0->hi[2] || t->ndim != 4 || y->ndim != 4 || t->shape[1] == y->shape[1])
+      continue;
+    CHECK(b->lo[1] == 0 && b->hi[1] == t->shape[1]);
+    if (nv == 0)
+      memcpy(vboxes, pv->boxes, pv->box_count * sizeof *vboxes);
+    vboxes[st->box_begin].hi[1] = y->shape[1]; /* 1.5's box */
+    nv++;
+  }
+  for (int c = 0; c < 3 && nv; c++) { /* 1.6 one old box; 1.5 all old; 1.5 all new */
+    uint16_t minor = c == 0 ? SFC_PLAN_VERSION_MINOR : 5;
+    bool want_ok = c == 1;
+    sfc_plan_box_t *all = malloc((pv->box_count + 1u) * sizeof *all);
+    if (!all)
+      abort();
+    memcpy(all, pv->boxes, pv->box_count * sizeof *all);
+    uint32_t changed = 0;
+    for (uint32_t i = 0; i < pv->box_count && c < 2; i++)
+      if (vboxes[i].hi[1] != pv->boxes[i].hi[1] && (c == 1 || changed++ == 0))
+        all[i] = vboxes[i];
+    memcpy(copy, data, bytes);
+    memcpy(copy + boxes_at, all, pv->box_count * sizeof *all);
+    memcpy(copy + offsetof(sfc_plan_header_t, version_minor), &minor, sizeof minor);
+    pb_recrc(copy, bytes);
+    sfcrt_plan_t *plan = NULL;
+    sfc_error_t err = {0};
+    sfc_status_t st1 = sfcrt_plan_load_buffer(copy, bytes, NULL, &plan, &err);
+    CHECK(want_ok ? st1 == SFC_OK : st1 != SFC_OK);
+    if (want_ok != (st1 == SFC_OK))
+      fprintf(stderr, "channel-view boxes, case %d, the loader: %s\n", c,
+              st1 == SFC_OK ? "accepted" : err.message);
+    sfcrt_plan_destroy(plan);
+    sfc_plan_view_t w = *pv;
+    w.boxes = all;
+    w.header.version_minor = minor;
+    sfc_status_t st2 = sfc_verify_plan(&w, false, NULL, &err);
+    CHECK(want_ok ? st2 == SFC_OK : st2 != SFC_OK);
+    if (want_ok != (st2 == SFC_OK))
+      fprintf(stderr, "channel-view boxes, case %d, the verifier: %s\n", c,
+              st2 == SFC_OK ? "accepted" : err.message);
+    free(all);
+  }
+  g_channel_views += nv;
   /* some moved edges break another rule first (a per-tile buffer's box, rule 32) */
   CHECK(tried > 0);
   CHECK(loader_58 > 0 && loader_58 == verifier_58);
@@ -1635,8 +1697,10 @@ int main(void) {
   RUN(test_unet);
   RUN(test_unet_views);
   RUN(test_seed);
-  printf("%u tiled iterations equal the untiled ones (IR), %u from compiled plans\n", g_cases,
-         g_plan_cases);
+  printf("%u tiled iterations equal the untiled ones (IR), %u from compiled plans; %u seed "
+         "data steps read a channel view, their boxes in the view's tensor's channels\n",
+         g_cases, g_plan_cases, g_channel_views);
   CHECK(g_plan_cases > 0);
+  CHECK(g_channel_views > 0);
   return check_summary();
 }

@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 5
+#define SFC_PLAN_VERSION_MINOR 6
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64

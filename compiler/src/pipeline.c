@@ -316,7 +316,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
 }
 
 /* tiling: auto. The candidates: no tiling, then the partitioner's segments for tile
- * budgets of 1/2 .. 1/64 and checkpoint budgets of 1/4 .. 1/16 of the device budget
+ * budgets of 4x .. 1/64 and checkpoint budgets of 1/4 .. 1/16 of the device budget
  * (tiling: on's fixed pair, 1/16 and 1/8, among them), duplicates dropped. Each runs
  * steps .. schedule on a scratch IR: it is feasible when the scheduled blocks fit the
  * budget, and their pinned staging blocks host.staging_budget (as for window: auto;
@@ -415,8 +415,12 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   const sfc_config_t *cfg = ir->config;
   uint64_t budget = cfg->budget_bytes;
-  static const uint32_t tile_divs[] = {2, 4, 8, 16, 32, 64}, checkpoint_divs[] = {4, 8, 16};
-  enum { N_CAND = 1 + 6 * 3 };
+  /* tile budgets 4x .. 1/64 of the device budget: tile_div 1 .. 256 quarters (the
+   * partitioner's estimate, every per-tile tensor of a segment at once, is far above
+   * a tile's real peak, so the real one may fit well above the budget) */
+  static const uint32_t tile_divs[] = {1, 2, 4, 8, 16, 32, 64, 128, 256},
+                        checkpoint_divs[] = {4, 8, 16};
+  enum { N_CAND = 1 + 9 * 3 };
   tiling_candidate_t cand[N_CAND];
   uint32_t nc = 0;
   memset(cand, 0, sizeof cand);
@@ -442,7 +446,7 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       c->tile_div = tile_divs[a];
       c->checkpoint_div = checkpoint_divs[b];
       sfc_ft_partition_opts_t o =
-          sfc_ft_partition_config(cfg, budget / c->tile_div, budget / c->checkpoint_div);
+          sfc_ft_partition_config(cfg, budget / c->tile_div * 4, budget / c->checkpoint_div);
       sfc_status_t st = sfc_ft_partition_with(ir->graph, &o, &c->segs, &c->n, &ir->pool, err);
       if (st == SFC_ERR_BAD_INPUT)
         sfc_error_prefix(err, cfg->source); /* a tiling.grid the graph cannot take */
@@ -461,9 +465,9 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     SFC_TRY(run_candidate(ir, &cand[k], false, err));
     if (opt && opt->verbose > 0)
       fprintf(dump,
-              "sfc: tiling candidate %u (tile budget 1/%u, checkpoints 1/%u): %u segments, %u "
+              "sfc: tiling candidate %u (tile budget %g, checkpoints 1/%u): %u segments, %u "
               "tiles, lower bound %" PRIu64 " B%s, step times %.3f ms%s\n",
-              k, cand[k].tile_div, cand[k].checkpoint_div, cand[k].n, cand[k].tiles,
+              k, 4.0 / cand[k].tile_div, cand[k].checkpoint_div, cand[k].n, cand[k].tiles,
               cand[k].lower_bound,
               !cand[k].fits    ? " (over)"
               : cand[k].staged ? ""

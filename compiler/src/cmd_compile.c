@@ -18,6 +18,7 @@
 #include "cli_config.h"
 #include "emit.h"
 #include "load_graph.h"
+#include "tiler.h"
 #include "outfile.h"
 #include "pipeline.h"
 #include "report.h"
@@ -279,6 +280,13 @@ static int run(int argc, char **argv) {
             sfc_format_size(ir.schedule_floor_persistent, pers, sizeof pers),
             sfc_format_size(ir.schedule_floor_operands, ops, sizeof ops),
             sfc_format_size(floor > kept ? floor - kept : 0, rest, sizeof rest), more);
+    /* why FT tiling does not shrink that step, when it is a spatial one left whole */
+    char why[4 * SFC_NAME_SHOWN_BYTES + 512];
+    uint32_t k = ir.schedule_floor_step;
+    if (cfg.tiling.mode != SFC_TILING_OFF && k < ir.n_steps &&
+        ir.steps[k].segment == SFC_PLAN_NONE &&
+        sfc_ft_why_whole(graph, ir.steps[k].op, why, sizeof why))
+      fprintf(stderr, "sfc: hint: FT tiling cannot shrink step %u: %s\n", k, why);
   } else if (st == SFC_OK && !fits && ir.arena_bytes > cfg.budget_bytes) {
     char need[32], have[32];
     fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,

@@ -18,6 +18,7 @@
 #include "passes.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1710,6 +1711,78 @@ sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_
   *segments = out;
   *n = count;
   return SFC_OK;
+}
+
+/* ---- why a step stays whole ------------------------------------------------------ */
+
+/* "\"name\" (type)" of op i, or with `why`, "\"name\" (type: why)", for the hint. */
+static void op_shown(const sfc_graph_t *g, uint32_t i, const char *why, char *buf, size_t n) {
+  const sfc_op_t *op = &g->ops[i];
+  char name[SFC_NAME_SHOWN_BYTES];
+  snprintf(buf, n, "\"%s\" (%s%s%s)", sfc_name_shown(op->name, name), op->type, why ? ": " : "",
+           why ? why : "");
+}
+
+/* The catalog's reason op i is not tileable (an end, or unknown). */
+static const char *not_tileable_why(const sfc_graph_t *g, uint32_t i) {
+  const sfc_ft_entry_t *e = sfc_ft_lookup(g->ops[i].type);
+  return !e ? "not in the FT op catalog" : e->why;
+}
+
+/* Op i reads or writes a 4-D tensor (bookkeeping such as batch norm's counter does not). */
+static bool touches_spatial(const sfc_graph_t *g, uint32_t i) {
+  const sfc_op_t *op = &g->ops[i];
+  for (uint32_t k = 0; k < op->n_inputs + op->n_outputs; k++)
+    if (is_spatial(&g->tensors[k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs]]))
+      return true;
+  return false;
+}
+
+bool sfc_ft_why_whole(const sfc_graph_t *g, uint32_t i, char *buf, size_t n) {
+  if (!buf || n == 0 || i >= g->n_ops)
+    return false;
+  buf[0] = '\0';
+  const sfc_op_t *op = &g->ops[i];
+  uint32_t f = op->phase == SFC_PHASE_BACKWARD && op->backward_of != NONE ? op->backward_of : i;
+  const sfc_op_t *fo = &g->ops[f];
+  if (fo->phase != SFC_PHASE_FORWARD || fo->n_outputs == 0 ||
+      !is_spatial(&g->tensors[fo->outputs[0]]))
+    return false; /* not a spatial op: tiling is not the question */
+  char a[SFC_NAME_SHOWN_BYTES + 160], b[SFC_NAME_SHOWN_BYTES + 160];
+  if (!forward_tileable(g, f)) {
+    op_shown(g, f, not_tileable_why(g, f), a, sizeof a);
+    if (f != i) {
+      op_shown(g, i, NULL, b, sizeof b);
+      snprintf(buf, n, "%s runs whole: its forward op %s ends FT segments", b, a);
+    } else {
+      snprintf(buf, n, "%s runs whole: it ends FT segments", a);
+    }
+    return true;
+  }
+  uint32_t lo = f, hi = f + 1; /* the run of tileable ops around f: [lo, hi) */
+  while (lo > 0 && forward_tileable(g, lo - 1))
+    lo--;
+  while (hi < g->n_ops && forward_tileable(g, hi))
+    hi++;
+  /* the ops that bound it, past bookkeeping on no spatial tensor */
+  uint32_t p = lo, q = hi;
+  while (p > 0 && !touches_spatial(g, p - 1))
+    p--;
+  while (q < g->n_ops && !touches_spatial(g, q))
+    q++;
+  if (p == 0 || q >= g->n_ops || g->ops[p - 1].phase != SFC_PHASE_FORWARD ||
+      g->ops[q].phase != SFC_PHASE_FORWARD)
+    return false; /* the run reaches the graph's start or the loss: not bounded by ends */
+  char c[SFC_NAME_SHOWN_BYTES + 160];
+  op_shown(g, f, NULL, a, sizeof a);
+  op_shown(g, p - 1, not_tileable_why(g, p - 1), b, sizeof b);
+  op_shown(g, q, not_tileable_why(g, q), c, sizeof c);
+  snprintf(buf, n,
+           "%s can run in tiles, but the tileable ops around it (ops %u..%u) lie between %s "
+           "and %s, and a segment's inputs and output stay whole on the device while its "
+           "tiles run",
+           a, (unsigned)lo, (unsigned)(hi - 1), b, c);
+  return true;
 }
 
 /* ---- the pass -------------------------------------------------------------------- */

@@ -190,4 +190,12 @@ uint32_t sfc_ft_mark_partial(const sfc_ir_t *ir, bool *partial);
 /* Bytes of box b of tensor x (its elements times the element size). */
 uint64_t sfc_ft_plan_box_bytes(const sfc_tensor_t *x, const sfc_plan_box_t *b);
 
+/* Why FT tiling leaves op i's step whole, for sfc compile's hint when no schedule fits:
+ * one sentence into buf (n bytes, NUL-terminated), true when there is one. Spatial ops
+ * only (the op's forward op has a 4-D output): the op, or its forward op, ends segments
+ * or is not in the catalog (the catalog's reason); or it can run in tiles but the run
+ * of tileable ops around it is bounded by such ops (named), so a segment there keeps
+ * its inputs and output whole on the device while its tiles run. */
+bool sfc_ft_why_whole(const sfc_graph_t *g, uint32_t i, char *buf, size_t n);
+
 #endif /* SFC_TILER_H */

@@ -90,18 +90,15 @@ static void box_hull(sfc_ft_box_t *into, const sfc_ft_box_t *b) {
   }
 }
 
-/* The fraction of tensor x's elements box b holds (1 for a tensor of rank < 4). */
+/* The share of tensor x's elements box b holds, measured as sfc/steps.h measures a plan
+ * box (sfc_box_share: 1 for a box it cannot measure, an empty one among them). */
 static double box_fraction(const sfc_tensor_t *x, const sfc_ft_box_t *b) {
-  if (x->ndim != 4)
-    return 1;
-  if (box_is_empty(b))
-    return 0;
-  double part = 1, total = 1;
-  for (int a = 0; a < 4; a++) {
-    part *= (double)(b->hi[a] - b->lo[a]);
-    total *= (double)x->shape[a];
+  sfc_plan_box_t p = {.ndim = x->ndim < 4 ? x->ndim : 4};
+  for (uint32_t a = 0; a < p.ndim; a++) {
+    p.lo[a] = b->lo[a];
+    p.hi[a] = b->hi[a];
   }
-  return total > 0 ? part / total : 1;
+  return sfc_box_share(&p, x->shape, x->ndim);
 }
 
 /* Workspace x's box for a step that computes `share` of its op: [0, share of it)
@@ -118,7 +115,7 @@ static sfc_ft_box_t scratch_box(const sfc_tensor_t *x, double share) {
 /* Scratch follows the tile. An op's workspace scales with its data as --image-size and
  * --batch scale it (linearly), so a tile step's scratch is its share of the whole op's:
  * the share sfc/steps.h gives the step's time (the first data operand, outputs then
- * inputs, whose box holds less than the whole tensor), rounded up, at least one byte.
+ * inputs, whose box holds less than the whole tensor), rounded up, at least one element.
  * Sets boxes[k] of every flat workspace operand k of op to [0, that) elements. */
 static void scale_scratch(const sfc_graph_t *g, const sfc_op_t *op, sfc_ft_box_t *boxes) {
   uint32_t nio = op->n_inputs + op->n_outputs;

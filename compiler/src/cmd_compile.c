@@ -59,7 +59,7 @@ static const char help[] =
     "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
     "                      without it nothing is written\n"
     "      --dump-after P  print the IR after pass P (steps, tile, liveness, blocks, schedule,\n"
-    "                      pack, plan, verify, predict, bound) or after every pass (all),\n"
+    "                      pack, slack, plan, verify, predict, bound) or after every pass (all),\n"
     "                      on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
     "  -q, --quiet         no summary on stdout\n"

@@ -258,8 +258,11 @@ typedef struct sfc_ir {
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
-  uint8_t window_choice, window_alt;  /* window: the tuner's best and runner-up, + 1 (0: none) */
+  uint8_t window_choice;              /* window: the tuner's best, + 1 (0: none) */
   double window_choice_s;             /* window: the best one's time in the tuner */
+  uint8_t window_ranked;              /* window: candidates within both budgets in the tuner, */
+  uint8_t window_rank[16];            /*   fastest first (the finals try them in this order) */
+  double window_rank_s[16];           /*   and their times there */
   bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
   bool pack_brief;                    /* pipeline: a scheduled plan's packing gets a quarter
                                          of its usual time (a margin round's trial) */
@@ -274,6 +277,11 @@ typedef struct sfc_ir {
   bool pack_wall_stopped;    /* some packing of this compile was stopped by the wall-clock
                                 backstop (pack_clock.h): the plan may differ elsewhere */
   double pack_seconds;
+
+  /* slack pass: copies moved into the packed arena's free bytes */
+  bool schedule_no_slack;   /* pipeline and tests: leave the packed plan's copies as scheduled */
+  uint32_t slack_moved_in;  /* swap-ins issued earlier */
+  uint32_t slack_moved_out; /* swap-out waits moved later */
 
   /* plan pass: the view emit writes and verify checks */
   sfc_plan_view_t plan;

@@ -16,6 +16,7 @@ sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err); /* pass_liveness
 sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err);   /* pass_blocks.c */
 sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err); /* pass_schedule.c */
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err);     /* pass_pack.c */
+sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err);    /* pass_slack.c */
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err);     /* pass_plan.c */
 sfc_status_t sfc_pass_verify(sfc_ir_t *ir, sfc_error_t *err);   /* pass_verify.c */
 sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err);    /* pass_bound.c */

@@ -32,6 +32,7 @@
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
 #define MARGIN_REFINE   3 /* rounds that look for a smaller margin that still fits */
+#define WINDOW_FINALS   4 /* window: auto candidates that may go through the final rounds */
 
 /* Not a pass of its own file: the plan replayed on the sim device. */
 static sfc_status_t predict(sfc_ir_t *ir, sfc_error_t *err) {
@@ -53,6 +54,7 @@ static const struct {
     {"blocks", sfc_pass_blocks},     /* arena residencies, lower bound */
     {"schedule", sfc_pass_schedule}, /* swaps: who leaves the device, when, back when */
     {"pack", sfc_pass_pack},         /* offsets */
+    {"slack", sfc_pass_slack},       /* copies into the packed arena's free bytes */
     {"plan", sfc_pass_plan},         /* the plan view */
     {"verify", sfc_pass_verify},     /* invariants */
     {"predict", predict},            /* sim replay: predicted iteration time */
@@ -251,11 +253,11 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
   uint64_t budget = ir->config->budget_bytes;
-  int best = -1, alt = -1;
-  double best_time = 0, alt_time = 0;
+  int best = -1;
+  double best_time = 0;
   uint64_t best_arena = 0;
-  bool best_fits = false;
   int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
+  ir->window_ranked = 0;
   ir->pack_fast = true;
   for (int c = 0; c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
     set_candidate(ir, c);
@@ -271,7 +273,6 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     /* packing is the rounds' business; the host staging arena is packed (by best-fit)
      * here too, and a candidate within both budgets comes first */
     int level = ir->lower_bound > budget ? 0 : staging_fits(ir) ? 2 : 1;
-    bool fits = level == 2;
     double t = ir->predicted_iteration_s;
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
@@ -285,22 +286,27 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
               : level    ? " (host staging over)"
                          : " (over)",
               t * 1e3);
-    bool better = best < 0 || level > best_level ||
-                  (level == best_level && (level ? t < best_time : ir->lower_bound < best_arena));
-    bool second = !better && fits && (alt < 0 || t < alt_time);
-    if (better) {
-      if (best_fits) {
-        alt = best;
-        alt_time = best_time;
+    bool seen = false; /* a candidate another one's plan already is (the same time) */
+    for (uint8_t j = 0; j < ir->window_ranked; j++)
+      seen = seen || ir->window_rank_s[j] == t;
+    if (level == 2 && !seen) { /* ranked by time: insertion, fastest first */
+      uint8_t j = ir->window_ranked++;
+      for (; j > 0 && ir->window_rank_s[j - 1] > t; j--) {
+        ir->window_rank[j] = ir->window_rank[j - 1];
+        ir->window_rank_s[j] = ir->window_rank_s[j - 1];
       }
+      ir->window_rank[j] = (uint8_t)c;
+      ir->window_rank_s[j] = t;
+    }
+    /* within both budgets the fastest; the blocks within the device budget only, the
+     * least pinned staging; neither, the least device bytes */
+    uint64_t over = level == 1 ? ir->host_arena_bytes : ir->lower_bound;
+    if (best < 0 || level > best_level ||
+        (level == best_level && (level == 2 ? t < best_time : over < best_arena))) {
       best = c;
       best_time = t;
-      best_arena = ir->lower_bound;
-      best_fits = fits;
+      best_arena = over;
       best_level = level;
-    } else if (second) {
-      alt = c;
-      alt_time = t;
     }
     if (ir->schedule_infeasible)
       break; /* below the floor every candidate is scheduled for the floor */
@@ -309,7 +315,6 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   set_candidate(ir, best);
   ir->window_choice = (uint8_t)(best + 1);
   ir->window_choice_s = best_time;
-  ir->window_alt = (uint8_t)(best_fits ? alt + 1 : 0);
   ir->window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT;
   ir->predicted = false;
   return SFC_OK;
@@ -360,9 +365,9 @@ static sfc_status_t run_candidate(sfc_ir_t *ir, tiling_candidate_t *c, bool repl
   t.tile_given = c->segs;
   t.n_tile_given = c->n;
   t.pack_fast = true;
-  sfc_pass_fn run[] = {sfc_pass_steps,  sfc_pass_tile,     sfc_pass_liveness,
-                       sfc_pass_blocks, sfc_pass_schedule, sfc_pass_pack};
-  size_t n_run = replay ? 6 : 5;
+  sfc_pass_fn run[] = {sfc_pass_steps,    sfc_pass_tile, sfc_pass_liveness, sfc_pass_blocks,
+                       sfc_pass_schedule, sfc_pass_pack, sfc_pass_slack};
+  size_t n_run = replay ? 7 : 5;
   sfc_status_t st = SFC_OK;
   for (size_t i = 0; i < n_run && st == SFC_OK; i++) {
     st = run[i](&t, err);
@@ -532,9 +537,10 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   ir->schedule_rounds = 1;
   rounds_t rounds = {0};
   size_t start = 0;
-  int stage = 0; /* window: auto finals: the choice, the runner-up, the choice again */
-  double first_s = 0;
-  bool first_fits = false;
+  int stage = 0, best_stage = -1; /* window: auto finals: the place in window_rank tried */
+  double best_s = 0;
+  uint64_t best_over = 0;
+  bool best_fits = false, best_dev = false, rerun = false;
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -563,7 +569,7 @@ again:
       continue;
     }
     uint64_t now = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
-    uint64_t again = passes[i].fn == sfc_pass_pack ? reschedule_budget(ir, &rounds) : 0;
+    uint64_t again = passes[i].fn == sfc_pass_slack ? reschedule_budget(ir, &rounds) : 0;
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32], c[32];
@@ -608,38 +614,51 @@ again:
   }
   /* window: auto. The tuner packs fast; the final packer's fragmentation rounds can
    * leave its choice over the budget or slower than the tuner saw it (more than 2 %):
-   * then the runner-up goes through the final rounds too, and the better of the two
-   * stays (the choice is run again when it wins: the passes are deterministic). */
-  if (ir->window_alt && stage < 2 && !(opt && opt->stop_after)) {
+   * then the next candidates by the tuner's time go through the final rounds too, up to
+   * WINDOW_FINALS in all and while one could still be faster than the best so far, and
+   * the best of them stays (run once more when it was not the last: the passes are
+   * deterministic). */
+  if (ir->window_ranked > 1 && !rerun && !(opt && opt->stop_after)) {
     bool fits = ir->fits_budget;
     double t = ir->predicted_iteration_s;
-    if (stage == 0 && fits && t <= ir->window_choice_s * 1.02)
-      return SFC_OK;
-    if (stage == 1 && ((fits && !first_fits) || (fits == first_fits && t < first_s)))
-      return SFC_OK;
-    if (stage == 0) {
-      first_s = t;
-      first_fits = fits;
+    /* fitting first, then the faster; of plans that do not fit, one whose device arena
+     * fits, then the smaller arena over its budget (the host's when the device fits) */
+    bool dev = ir->arena_bytes <= ir->config->budget_bytes;
+    uint64_t over = dev ? ir->host_arena_bytes : ir->arena_bytes;
+    if (best_stage < 0 || (fits && !best_fits) || (fits && best_fits && t < best_s) ||
+        (!fits && !best_fits && (dev > best_dev || (dev == best_dev && over < best_over)))) {
+      best_stage = stage;
+      best_s = t;
+      best_fits = fits;
+      best_dev = dev;
+      best_over = over;
     }
-    int c = (stage == 0 ? ir->window_alt : ir->window_choice) - 1;
-    if (opt && opt->verbose > 0)
-      fprintf(dump,
-              "sfc: window candidate %d %s %.3f ms after the final rounds%s: candidate %d "
-              "through them %s\n",
-              (stage == 0 ? ir->window_choice : ir->window_alt) - 1, stage == 0 ? "takes" : "took",
-              t * 1e3, fits ? "" : " (over)", c, stage == 0 ? "too" : "again (it was better)");
-    set_candidate(ir, c);
-    stage++;
-    ir->schedule_budget = 0;
-    ir->schedule_rounds = 1;
-    ir->schedule_prefetch_margin = 0;
-    ir->schedule_margin_rounds = 0;
-    ir->schedule_margins_fit = 0;
-    ir->pack_brief = false;
-    ir->predicted = false;
-    rounds = (rounds_t){0};
-    start = pass_index(sfc_pass_blocks);
-    goto again;
+    int next = stage + 1;
+    bool good = fits && t <= ir->window_rank_s[stage] * 1.02;
+    bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
+                (!best_fits || ir->window_rank_s[next] < best_s);
+    if (more || best_stage != stage) {
+      int c = ir->window_rank[more ? next : best_stage];
+      if (opt && opt->verbose > 0)
+        fprintf(dump,
+                "sfc: window candidate %d %s %.3f ms after the final rounds%s: candidate %d "
+                "through them %s\n",
+                ir->window_rank[stage], "took", t * 1e3, fits ? "" : " (over)", c,
+                more ? "too" : "again (it was better)");
+      set_candidate(ir, c);
+      stage = more ? next : best_stage;
+      rerun = !more;
+      ir->schedule_budget = 0;
+      ir->schedule_rounds = 1;
+      ir->schedule_prefetch_margin = 0;
+      ir->schedule_margin_rounds = 0;
+      ir->schedule_margins_fit = 0;
+      ir->pack_brief = false;
+      ir->predicted = false;
+      rounds = (rounds_t){0};
+      start = pass_index(sfc_pass_blocks);
+      goto again;
+    }
   }
   return SFC_OK;
 }

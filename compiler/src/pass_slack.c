@@ -1,0 +1,437 @@
+/* pass_slack.c — copies into the packed arena's slack: after packing, every swap-in is
+ * issued as early as some bytes it can land in are free, and every swap-out is waited
+ * for as late as the bytes it leaves are not needed (docs/algorithms.md "Slack").
+ *
+ * Why. The schedule pass moves swap-ins earlier (and swap-out waits later) by live
+ * bytes per step, before any offset exists: room the live bytes have is often not one
+ * hole of the size a block needs, so the plan packs over the budget and the pipeline's
+ * margin rounds keep room free from the early swap-ins, which then stall. This pass runs
+ * on the packed plan, where every block has its offset: a block grows only into bytes no
+ * other block holds at those steps, so the plan stays within the arena packed (or the
+ * budget, when that is larger), and the copies get the time the holes give them.
+ *
+ * Moves (the baselines' plans are left as their systems made them):
+ *   - A swap-out's source block (its last step w - 1, step w waiting for the copy) grows
+ *     at its offset to the step before the next block that shares any of its bytes
+ *     begins, keeping one step absent before the tensor's next residency (and step w'
+ *     within the iteration): step w' waits instead. A later wait never stalls more.
+ *   - Then, by reader (the step that waits for the copy), a swap-in's destination block
+ *     (from its issue step r to its last step L) starts at the earliest step a with a
+ *     hole — bytes in [0, top) no other block holds at any step of [a, L] — at least its
+ *     size, the smallest such hole (best fit), keeping one step absent after the tensor's
+ *     previous residency, and not ahead of the swap-in before it in reader order (the
+ *     H2D engine serves them in issue order). A hole for [a, L] is one for [a + 1, L]
+ *     too, so a is found by binary search; its own bytes are always one (a = r).
+ * Dependencies follow the schedule pass's rules with the new steps: a swap-in issued
+ * before step r waits for step r - 1 (every earlier occupant of its bytes ended by then
+ * and compute runs in order), for the swap-out that wrote its host copy, and for the
+ * swap-outs step r waits for whose blocks share its bytes (they ended at r - 1, their
+ * copies may still read them); a step waits for the swap-outs whose waits moved to it and
+ * the swap-ins it reads. The swaps of one issue step are ordered by reader (the plan keeps
+ * the IR's order within a step). The verifier checks the result like any plan;
+ * test_schedule's test_slack checks on random graphs that it is never slower on sim.
+ *
+ * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
+ * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
+ * their places); O(steps + swaps + deps) to rebuild the dependencies.
+ *
+ * Reads: config (policy, budget), blocks (offsets), swaps, deps, steps' deps, n_steps,
+ * arena_bytes, schedule_no_slack. Writes: blocks' first_step and offset (swap-in
+ * destinations) and last_step (swap-out sources), swaps' issue_step and order, deps,
+ * n_deps, steps' dep_begin/dep_count, arena_bytes (when a block moved into the budget's
+ * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out. Changes
+ * nothing when the plan has no swaps.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+#define NONE SFC_PLAN_NONE
+/* Blocks the pass may visit in all: past it, the copies not moved yet stay where the
+ * schedule pass put them (a deterministic bound on its time: about 0.1 s on a 2-core
+ * machine; ResNet-50 at batch 1440 needs under 2 % of it, a 55,151-step graph far more) */
+#define SLACK_WORK 60000000u
+
+typedef struct slack {
+  sfc_ir_t *ir;
+  uint32_t *dev;     /* [n_dev] device blocks with bytes, by offset */
+  uint32_t n_dev;
+  uint32_t *waiter;  /* [n_swaps] OUT: the step that waits for it; IN: its first reader */
+  uint32_t *by_blk;  /* [n_by] device blocks by (tensor, first_step) */
+  uint32_t n_by;
+  uint32_t *pos;     /* [n_blocks] a device block's place in by_blk */
+  uint64_t top;      /* blocks may move below it: the arena, or the budget it fits */
+  uint64_t work;     /* blocks visited so far (SLACK_WORK) */
+} slack_t;
+
+static bool shares(const sfc_block_t *a, const sfc_block_t *b) {
+  return a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
+}
+
+/* The first step of the first block after block x that shares any of its bytes (n: none). */
+static uint32_t next_occupant(slack_t *s, uint32_t x) {
+  const sfc_ir_t *ir = s->ir;
+  const sfc_block_t *a = &ir->blocks[x];
+  uint32_t best = ir->n_steps, i = 0;
+  for (; i < s->n_dev; i++) {
+    const sfc_block_t *b = &ir->blocks[s->dev[i]];
+    if (b->offset >= a->offset + a->bytes)
+      break; /* by offset: none further on shares */
+    if (s->dev[i] != x && shares(a, b) && b->first_step > a->last_step && b->first_step < best)
+      best = b->first_step;
+  }
+  s->work += i;
+  return best;
+}
+
+/* A hole for block x over steps [a, last of x]: the offset of the smallest run of free
+ * bytes in [0, top) at least x's size that no other device block live at any of those
+ * steps holds (best fit keeps large holes for large blocks), or UINT64_MAX. */
+static uint64_t hole(slack_t *s, uint32_t x, uint32_t a) {
+  const sfc_ir_t *ir = s->ir;
+  const sfc_block_t *d = &ir->blocks[x];
+  uint64_t best = UINT64_MAX, best_len = UINT64_MAX, end = 0;
+  for (uint32_t i = 0; i < s->n_dev; i++) { /* by offset: the sweep needs no sort */
+    const sfc_block_t *b = &ir->blocks[s->dev[i]];
+    if (s->dev[i] == x || b->first_step > d->last_step || b->last_step < a)
+      continue;
+    if (b->offset > end && b->offset - end >= d->bytes && b->offset - end < best_len) {
+      best = end;
+      best_len = b->offset - end;
+    }
+    if (b->offset + b->bytes > end)
+      end = b->offset + b->bytes;
+  }
+  if (s->top > end && s->top - end >= d->bytes && s->top - end < best_len)
+    best = end;
+  s->work += s->n_dev;
+  return best;
+}
+
+/* Block x moved: its place in dev[] by offset again. */
+static void resort(slack_t *s, uint32_t x) {
+  uint32_t i = 0;
+  while (s->dev[i] != x)
+    i++;
+  memmove(&s->dev[i], &s->dev[i + 1], (s->n_dev - i - 1) * sizeof *s->dev);
+  uint64_t off = s->ir->blocks[x].offset;
+  uint32_t j = 0;
+  while (j < s->n_dev - 1 && s->ir->blocks[s->dev[j]].offset <= off)
+    j++;
+  memmove(&s->dev[j + 1], &s->dev[j], (s->n_dev - 1 - j) * sizeof *s->dev);
+  s->dev[j] = x;
+}
+
+static const sfc_ir_t *sort_ir; /* qsort has no context argument */
+
+static int cmp_offset(const void *pa, const void *pb) {
+  const sfc_block_t *a = &sort_ir->blocks[*(const uint32_t *)pa],
+                    *b = &sort_ir->blocks[*(const uint32_t *)pb];
+  if (a->offset != b->offset)
+    return a->offset < b->offset ? -1 : 1;
+  return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+static int cmp_tensor_step(const void *pa, const void *pb) {
+  const sfc_block_t *a = &sort_ir->blocks[*(const uint32_t *)pa],
+                    *b = &sort_ir->blocks[*(const uint32_t *)pb];
+  if (a->tensor != b->tensor)
+    return a->tensor < b->tensor ? -1 : 1;
+  if (a->first_step != b->first_step)
+    return a->first_step < b->first_step ? -1 : 1;
+  return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+/* The tensor's device block before (dir -1) or after (+1) block x, or NONE. */
+static uint32_t neighbour(const slack_t *s, uint32_t x, int dir) {
+  const sfc_ir_t *ir = s->ir;
+  uint32_t p = s->pos[x];
+  if (p == NONE || (dir < 0 && p == 0) || (dir > 0 && p + 1 >= s->n_by))
+    return NONE;
+  uint32_t y = s->by_blk[dir < 0 ? p - 1 : p + 1];
+  const sfc_block_t *b = &ir->blocks[y];
+  return b->tensor == ir->blocks[x].tensor ? y : NONE;
+}
+
+static int cmp_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Swap-out waits later (the file comment). */
+static void move_waits(slack_t *s) {
+  sfc_ir_t *ir = s->ir;
+  for (uint32_t i = 0; i < ir->n_swaps; i++) {
+    sfc_swap_t *w = &ir->swaps[i];
+    uint32_t x = w->device_block, k = s->waiter[i];
+    if (s->work > SLACK_WORK)
+      break;
+    if (w->direction != SFC_SWAP_OUT || k == NONE)
+      continue;
+    sfc_block_t *b = &ir->blocks[x];
+    if (b->last_step + 1 != k)
+      continue; /* not the schedule pass's shape: leave it */
+    /* the last step it may hold: before the next block sharing its bytes, and with one
+     * step absent before the tensor's next residency (or step w' before the end) */
+    uint32_t next = neighbour(s, x, +1), occ = next_occupant(s, x);
+    uint32_t cap = next != NONE ? ir->blocks[next].first_step : ir->n_steps;
+    uint32_t last = cap >= 2 ? cap - 2 : 0;
+    if (occ - 1 < last)
+      last = occ - 1;
+    if (last > b->last_step) {
+      b->last_step = last;
+      s->waiter[i] = last + 1;
+      ir->slack_moved_out++;
+    }
+  }
+}
+
+/* Swap-ins earlier (the file comment). */
+static bool move_issues(slack_t *s) {
+  sfc_ir_t *ir = s->ir;
+  uint64_t *keys = malloc(((size_t)ir->n_swaps + 1) * sizeof *keys);
+  if (!keys)
+    return false;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < ir->n_swaps; i++)
+    if (ir->swaps[i].direction == SFC_SWAP_IN && s->waiter[i] != NONE)
+      keys[n++] = (uint64_t)s->waiter[i] << 32 | i;
+  qsort(keys, n, sizeof *keys, cmp_u64);
+  uint32_t floor_r = 0;
+  for (uint32_t j = 0; j < n && s->work <= SLACK_WORK; j++) {
+    sfc_swap_t *w = &ir->swaps[(uint32_t)keys[j]];
+    uint32_t x = w->device_block;
+    sfc_block_t *b = &ir->blocks[x];
+    if (b->first_step != w->issue_step) {
+      floor_r = w->issue_step > floor_r ? w->issue_step : floor_r;
+      continue; /* not the schedule pass's shape: leave it */
+    }
+    uint32_t prev = neighbour(s, x, -1);
+    uint32_t lo = floor_r;
+    if (prev != NONE && ir->blocks[prev].last_step + 2 > lo)
+      lo = ir->blocks[prev].last_step + 2; /* one absent step stays */
+    /* the earliest issue step with a hole from there to the block's end (a hole for
+     * [r, last] is one for [r + 1, last] too: binary search); its own bytes are one */
+    uint32_t a = lo, z = b->first_step;
+    while (a < z) {
+      uint32_t mid = a + (z - a) / 2;
+      if (hole(s, x, mid) != UINT64_MAX)
+        z = mid;
+      else
+        a = mid + 1;
+    }
+    if (a < b->first_step) {
+      b->offset = hole(s, x, a);
+      b->first_step = a;
+      w->issue_step = a;
+      ir->slack_moved_in++;
+      resort(s, x);
+    }
+    floor_r = w->issue_step;
+  }
+  free(keys);
+  return true;
+}
+
+static sfc_status_t oom(sfc_error_t *err) {
+  return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory moving copies into slack");
+}
+
+/* The dependencies again, from the moved issue and wait steps (the file comment). */
+static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  uint32_t n = ir->n_steps, ns = ir->n_swaps;
+  uint32_t *out_at = calloc((size_t)n + 2, sizeof *out_at); /* swap-outs waited by each step */
+  uint32_t *out_list = malloc(((size_t)ns + 1) * sizeof *out_list);
+  uint32_t *writer = malloc(((size_t)ns + 1) * sizeof *writer);
+  if (!out_at || !out_list || !writer) {
+    free(out_at);
+    free(out_list);
+    free(writer);
+    return oom(err);
+  }
+  for (uint32_t i = 0; i < ns; i++) {
+    writer[i] = NONE;
+    if (ir->swaps[i].direction == SFC_SWAP_OUT && s->waiter[i] != NONE)
+      out_at[s->waiter[i] + 1]++;
+  }
+  for (uint32_t k = 0; k < n; k++)
+    out_at[k + 1] += out_at[k];
+  for (uint32_t i = 0; i < ns; i++)
+    if (ir->swaps[i].direction == SFC_SWAP_OUT && s->waiter[i] != NONE)
+      out_list[out_at[s->waiter[i]]++] = i;
+  for (uint32_t k = n; k > 0; k--)
+    out_at[k] = out_at[k - 1];
+  out_at[0] = 0;
+  /* a swap-in's writer: the swap-out of its tensor it waited for */
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < ns; i++) {
+    const sfc_swap_t *w = &ir->swaps[i];
+    if (w->direction == SFC_SWAP_OUT) {
+      total += w->dep_count;
+      continue;
+    }
+    for (uint32_t j = 0; j < w->dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[w->dep_begin + j];
+      if (d->kind == SFC_NODE_SWAP && ir->swaps[d->index].direction == SFC_SWAP_OUT &&
+          ir->swaps[d->index].tensor == w->tensor)
+        writer[i] = d->index;
+    }
+    total += (w->issue_step > 0) + (writer[i] != NONE);
+    for (uint32_t j = out_at[w->issue_step]; j < out_at[w->issue_step + 1]; j++)
+      total += shares(&ir->blocks[w->device_block], &ir->blocks[ir->swaps[out_list[j]].device_block]);
+  }
+  /* steps: the swap-outs they wait for now, and the swap-ins they read (as before) */
+  for (uint32_t k = 0; k < n; k++) {
+    total += out_at[k + 1] - out_at[k];
+    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
+      total += !(d->kind == SFC_NODE_SWAP && ir->swaps[d->index].direction == SFC_SWAP_OUT);
+    }
+  }
+  sfc_dep_t *deps = total > SFC_PLAN_MAX_RECORDS
+                        ? NULL
+                        : sfc_pool_calloc(&ir->pool, total + 1, sizeof *deps);
+  if (!deps) {
+    free(out_at);
+    free(out_list);
+    free(writer);
+    return total > SFC_PLAN_MAX_RECORDS
+               ? sfc_error_set(err, SFC_ERR_LIMIT, "%llu swap dependencies exceed the plan limit",
+                               (unsigned long long)total)
+               : oom(err);
+  }
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < ns; i++) {
+    sfc_swap_t *w = &ir->swaps[i];
+    uint32_t begin = at;
+    if (w->direction == SFC_SWAP_OUT) {
+      for (uint32_t j = 0; j < w->dep_count; j++)
+        deps[at++] = ir->deps[w->dep_begin + j];
+    } else {
+      uint32_t r = w->issue_step;
+      if (r > 0)
+        deps[at++] = (sfc_dep_t){SFC_NODE_STEP, r - 1};
+      if (writer[i] != NONE)
+        deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, writer[i]};
+      for (uint32_t j = out_at[r]; j < out_at[r + 1]; j++)
+        if (shares(&ir->blocks[w->device_block], &ir->blocks[ir->swaps[out_list[j]].device_block]))
+          deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, out_list[j]};
+    }
+    w->dep_begin = begin;
+    w->dep_count = at - begin;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    sfc_step_t *st = &ir->steps[k];
+    uint32_t begin = at;
+    for (uint32_t j = out_at[k]; j < out_at[k + 1]; j++)
+      deps[at++] = (sfc_dep_t){SFC_NODE_SWAP, out_list[j]};
+    for (uint32_t j = 0; j < st->dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[st->dep_begin + j];
+      if (!(d->kind == SFC_NODE_SWAP && ir->swaps[d->index].direction == SFC_SWAP_OUT))
+        deps[at++] = *d;
+    }
+    st->dep_begin = begin;
+    st->dep_count = at - begin;
+  }
+  ir->deps = deps;
+  ir->n_deps = at;
+  /* the plan orders the swaps of one issue step as the IR does (then by dependency), and
+   * the H2D engine serves them in that order: swap-ins by reader, as they were moved */
+  uint64_t *keys = malloc(((size_t)ns + 1) * sizeof *keys);
+  sfc_swap_t *old = malloc(((size_t)ns + 1) * sizeof *old);
+  if (!keys || !old) {
+    free(keys);
+    free(old);
+    free(out_at);
+    free(out_list);
+    free(writer);
+    return oom(err);
+  }
+  for (uint32_t i = 0; i < ns; i++) { /* (issue step, reader or n for a swap-out, index) */
+    uint32_t k = ir->swaps[i].direction == SFC_SWAP_IN && s->waiter[i] != NONE ? s->waiter[i] : n;
+    keys[i] = (uint64_t)ir->swaps[i].issue_step << 43 | (uint64_t)k << 22 | i;
+  }
+  if (n < (1u << 21) && ns < (1u << 22)) { /* the keys' fields hold them */
+    qsort(keys, ns, sizeof *keys, cmp_u64);
+    memcpy(old, ir->swaps, (size_t)ns * sizeof *old);
+    for (uint32_t j = 0; j < ns; j++) {
+      uint32_t i = (uint32_t)(keys[j] & ((1u << 22) - 1));
+      ir->swaps[j] = old[i];
+      writer[i] = j; /* reused: old index -> new */
+    }
+    for (uint32_t j = 0; j < at; j++)
+      if (deps[j].kind == SFC_NODE_SWAP)
+        deps[j].index = writer[deps[j].index];
+  }
+  free(keys);
+  free(old);
+  free(out_at);
+  free(out_list);
+  free(writer);
+  return SFC_OK;
+}
+
+sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
+  ir->slack_moved_in = ir->slack_moved_out = 0;
+  if (ir->n_swaps == 0 || ir->schedule_no_slack ||
+      ir->config->scheduler.policy != SFC_SCHED_WINDOW) /* the baselines stay theirs */
+    return SFC_OK;
+  slack_t s = {.ir = ir};
+  s.dev = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.dev);
+  s.waiter = malloc(((size_t)ir->n_swaps + 1) * sizeof *s.waiter);
+  s.by_blk = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.by_blk);
+  s.pos = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.pos);
+  if (!s.dev || !s.waiter || !s.by_blk || !s.pos) {
+    free(s.dev);
+    free(s.waiter);
+    free(s.by_blk);
+    free(s.pos);
+    return oom(err);
+  }
+  uint32_t n_by = 0;
+  for (uint32_t b = 0; b < ir->n_blocks; b++) {
+    s.pos[b] = NONE;
+    if (ir->blocks[b].arena != SFC_ARENA_DEVICE)
+      continue;
+    s.by_blk[n_by++] = b;
+    if (ir->blocks[b].bytes > 0)
+      s.dev[s.n_dev++] = b;
+  }
+  s.n_by = n_by;
+  sort_ir = ir;
+  qsort(s.dev, s.n_dev, sizeof *s.dev, cmp_offset);
+  qsort(s.by_blk, n_by, sizeof *s.by_blk, cmp_tensor_step);
+  sort_ir = NULL;
+  for (uint32_t p = 0; p < n_by; p++)
+    s.pos[s.by_blk[p]] = p;
+  for (uint32_t i = 0; i < ir->n_swaps; i++)
+    s.waiter[i] = NONE;
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
+      if (d->kind == SFC_NODE_SWAP && s.waiter[d->index] == NONE)
+        s.waiter[d->index] = k;
+    }
+  uint64_t budget = ir->config->budget_bytes;
+  s.top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
+  sfc_status_t st = SFC_OK;
+  move_waits(&s);
+  if (!move_issues(&s))
+    st = oom(err);
+  if (st == SFC_OK && (ir->slack_moved_in || ir->slack_moved_out))
+    st = rebuild_deps(&s, err);
+  for (uint32_t i = 0; i < s.n_dev; i++) { /* a block may have moved above the old peak */
+    const sfc_block_t *b = &ir->blocks[s.dev[i]];
+    if (b->offset + b->bytes > ir->arena_bytes) {
+      ir->arena_bytes = b->offset + b->bytes;
+      ir->packing_optimal = false; /* the packer's proof was for the arena it packed */
+    }
+  }
+  free(s.dev);
+  free(s.waiter);
+  free(s.by_blk);
+  free(s.pos);
+  return st;
+}

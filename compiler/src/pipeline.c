@@ -31,7 +31,7 @@
 
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
-#define MARGIN_REFINE   3 /* rounds that look for a smaller margin that still fits */
+#define MARGIN_REFINE   6 /* rounds that look for a smaller margin that still fits */
 #define WINDOW_FINALS   4 /* window: auto candidates that may go through the final rounds */
 
 /* Not a pass of its own file: the plan replayed on the sim device. */

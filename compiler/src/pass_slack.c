@@ -55,14 +55,14 @@
 
 typedef struct slack {
   sfc_ir_t *ir;
-  uint32_t *dev;     /* [n_dev] device blocks with bytes, by offset */
+  uint32_t *dev; /* [n_dev] device blocks with bytes, by offset */
   uint32_t n_dev;
-  uint32_t *waiter;  /* [n_swaps] OUT: the step that waits for it; IN: its first reader */
-  uint32_t *by_blk;  /* [n_by] device blocks by (tensor, first_step) */
+  uint32_t *waiter; /* [n_swaps] OUT: the step that waits for it; IN: its first reader */
+  uint32_t *by_blk; /* [n_by] device blocks by (tensor, first_step) */
   uint32_t n_by;
-  uint32_t *pos;     /* [n_blocks] a device block's place in by_blk */
-  uint64_t top;      /* blocks may move below it: the arena, or the budget it fits */
-  uint64_t work;     /* blocks visited so far (SLACK_WORK) */
+  uint32_t *pos; /* [n_blocks] a device block's place in by_blk */
+  uint64_t top;  /* blocks may move below it: the arena, or the budget it fits */
+  uint64_t work; /* blocks visited so far (SLACK_WORK) */
 } slack_t;
 
 static bool shares(const sfc_block_t *a, const sfc_block_t *b) {
@@ -280,7 +280,8 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
     }
     total += (w->issue_step > 0) + (writer[i] != NONE);
     for (uint32_t j = out_at[w->issue_step]; j < out_at[w->issue_step + 1]; j++)
-      total += shares(&ir->blocks[w->device_block], &ir->blocks[ir->swaps[out_list[j]].device_block]);
+      total +=
+          shares(&ir->blocks[w->device_block], &ir->blocks[ir->swaps[out_list[j]].device_block]);
   }
   /* steps: the swap-outs they wait for now, and the swap-ins they read (as before) */
   for (uint32_t k = 0; k < n; k++) {
@@ -290,9 +291,8 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
       total += !(d->kind == SFC_NODE_SWAP && ir->swaps[d->index].direction == SFC_SWAP_OUT);
     }
   }
-  sfc_dep_t *deps = total > SFC_PLAN_MAX_RECORDS
-                        ? NULL
-                        : sfc_pool_calloc(&ir->pool, total + 1, sizeof *deps);
+  sfc_dep_t *deps =
+      total > SFC_PLAN_MAX_RECORDS ? NULL : sfc_pool_calloc(&ir->pool, total + 1, sizeof *deps);
   if (!deps) {
     free(out_at);
     free(out_list);

@@ -123,24 +123,33 @@ static void resort(slack_t *s, uint32_t x) {
   s->dev[j] = x;
 }
 
-static const sfc_ir_t *sort_ir; /* qsort has no context argument */
+/* A sort key and the block it stands for (by key, then index: a total order). */
+typedef struct keyed {
+  uint64_t key;
+  uint32_t index;
+} keyed_t;
 
-static int cmp_offset(const void *pa, const void *pb) {
-  const sfc_block_t *a = &sort_ir->blocks[*(const uint32_t *)pa],
-                    *b = &sort_ir->blocks[*(const uint32_t *)pb];
-  if (a->offset != b->offset)
-    return a->offset < b->offset ? -1 : 1;
-  return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+static int cmp_keyed(const void *pa, const void *pb) {
+  const keyed_t *a = pa, *b = pb;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static int cmp_tensor_step(const void *pa, const void *pb) {
-  const sfc_block_t *a = &sort_ir->blocks[*(const uint32_t *)pa],
-                    *b = &sort_ir->blocks[*(const uint32_t *)pb];
-  if (a->tensor != b->tensor)
-    return a->tensor < b->tensor ? -1 : 1;
-  if (a->first_step != b->first_step)
-    return a->first_step < b->first_step ? -1 : 1;
-  return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+/* list[0 .. n) sorted by key(block); false when out of memory. */
+static bool sort_blocks(const sfc_ir_t *ir, uint32_t *list, uint32_t n, bool by_offset) {
+  keyed_t *k = malloc(((size_t)n + 1) * sizeof *k);
+  if (!k)
+    return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const sfc_block_t *b = &ir->blocks[list[i]];
+    k[i] = (keyed_t){by_offset ? b->offset : (uint64_t)b->tensor << 32 | b->first_step, list[i]};
+  }
+  qsort(k, n, sizeof *k, cmp_keyed);
+  for (uint32_t i = 0; i < n; i++)
+    list[i] = k[i].index;
+  free(k);
+  return true;
 }
 
 /* The tensor's device block before (dir -1) or after (+1) block x, or NONE. */
@@ -400,10 +409,13 @@ sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
       s.dev[s.n_dev++] = b;
   }
   s.n_by = n_by;
-  sort_ir = ir;
-  qsort(s.dev, s.n_dev, sizeof *s.dev, cmp_offset);
-  qsort(s.by_blk, n_by, sizeof *s.by_blk, cmp_tensor_step);
-  sort_ir = NULL;
+  if (!sort_blocks(ir, s.dev, s.n_dev, true) || !sort_blocks(ir, s.by_blk, n_by, false)) {
+    free(s.dev);
+    free(s.waiter);
+    free(s.by_blk);
+    free(s.pos);
+    return oom(err);
+  }
   for (uint32_t p = 0; p < n_by; p++)
     s.pos[s.by_blk[p]] = p;
   for (uint32_t i = 0; i < ir->n_swaps; i++)

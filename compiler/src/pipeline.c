@@ -641,9 +641,9 @@ again:
       int c = ir->window_rank[more ? next : best_stage];
       if (opt && opt->verbose > 0)
         fprintf(dump,
-                "sfc: window candidate %d %s %.3f ms after the final rounds%s: candidate %d "
+                "sfc: window candidate %d took %.3f ms after the final rounds%s: candidate %d "
                 "through them %s\n",
-                ir->window_rank[stage], "took", t * 1e3, fits ? "" : " (over)", c,
+                ir->window_rank[stage], t * 1e3, fits ? "" : " (over)", c,
                 more ? "too" : "again (it was better)");
       set_candidate(ir, c);
       stage = more ? next : best_stage;

@@ -258,8 +258,6 @@ typedef struct sfc_ir {
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
-  uint8_t window_choice;              /* window: the tuner's best, + 1 (0: none) */
-  double window_choice_s;             /* window: the best one's time in the tuner */
   uint8_t window_ranked;              /* window: candidates within both budgets in the tuner, */
   uint8_t window_rank[16];            /*   fastest first (the finals try them in this order) */
   double window_rank_s[16];           /*   and their times there */

@@ -478,7 +478,7 @@ static bool unchoose(sched_t *s, uint32_t gi, int64_t target) {
   return true;
 }
 
-static int cmp_u64(const void *pa, const void *pb) {
+int sfc_cmp_u64(const void *pa, const void *pb) {
   uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
   return a < b ? -1 : a > b;
 }
@@ -520,7 +520,7 @@ static bool prefetch(sched_t *s, int64_t target) {
   for (uint32_t i = 0; i < s->n_gaps; i++)
     if (s->gaps[i].chosen && s->gaps[i].end != GAP_TAIL) /* a TAIL has no swap-in */
       keys[n++] = (uint64_t)s->gaps[i].u1 << 32 | i;
-  qsort(keys, n, sizeof *keys, cmp_u64);
+  qsort(keys, n, sizeof *keys, sfc_cmp_u64);
   double next = INFINITY;
   double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
   double bw = cfg->device.h2d_bytes_per_s;
@@ -588,7 +588,7 @@ static uint64_t *swap_out_queue(const sched_t *s, uint32_t *n) {
   for (uint32_t i = 0; i < s->n_gaps; i++)
     if (s->gaps[i].chosen && s->gaps[i].need)
       keys[(*n)++] = (uint64_t)s->gaps[i].u0 << 32 | i;
-  qsort(keys, *n, sizeof *keys, cmp_u64);
+  qsort(keys, *n, sizeof *keys, sfc_cmp_u64);
   return keys;
 }
 
@@ -891,9 +891,9 @@ static sfc_status_t time_bound(sfc_ir_t *ir, const double *prefix, uint64_t budg
 
 /* ---- the IR the choice describes ----------------------------------------------- */
 
-/* Counting sort of the pairs (step, swap) by step: at[k] .. at[k + 1] in list. */
-static uint32_t *group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
-                               uint32_t **out_list) {
+/* passes.h */
+uint32_t *sfc_group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
+                            uint32_t **out_list) {
   uint32_t *at = calloc((size_t)steps + 2, sizeof *at);
   uint32_t *list = malloc(((size_t)n + 1) * sizeof *list);
   if (!at || !list) {
@@ -1036,7 +1036,7 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
   for (uint32_t i = 0; i < n_sw; i++)
     swaps[i].host_block += b_out;
   /* the swap-outs each step waits for; then every dependency, swaps' first */
-  out_at = group_by_step((const uint32_t(*)[2])waits, n_out, n, &out_list);
+  out_at = sfc_group_by_step((const uint32_t(*)[2])waits, n_out, n, &out_list);
   if (!out_at) {
     st = oom(err);
     goto done;
@@ -1075,7 +1075,7 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
     waits[n_wait][0] = in_waits[i][0];
     waits[n_wait++][1] = in_waits[i][1];
   }
-  step_at = group_by_step((const uint32_t(*)[2])waits, n_wait, n, &step_list);
+  step_at = sfc_group_by_step((const uint32_t(*)[2])waits, n_wait, n, &step_list);
   if (!step_at) {
     st = oom(err);
     goto done;

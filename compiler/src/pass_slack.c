@@ -163,11 +163,6 @@ static uint32_t neighbour(const slack_t *s, uint32_t x, int dir) {
   return b->tensor == ir->blocks[x].tensor ? y : NONE;
 }
 
-static int cmp_u64(const void *pa, const void *pb) {
-  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-  return a < b ? -1 : a > b;
-}
-
 /* Swap-out waits later (the file comment). */
 static void move_waits(slack_t *s) {
   sfc_ir_t *ir = s->ir;
@@ -206,7 +201,7 @@ static bool move_issues(slack_t *s) {
   for (uint32_t i = 0; i < ir->n_swaps; i++)
     if (ir->swaps[i].direction == SFC_SWAP_IN && s->waiter[i] != NONE)
       keys[n++] = (uint64_t)s->waiter[i] << 32 | i;
-  qsort(keys, n, sizeof *keys, cmp_u64);
+  qsort(keys, n, sizeof *keys, sfc_cmp_u64);
   uint32_t floor_r = 0;
   for (uint32_t j = 0; j < n && s->work <= SLACK_WORK; j++) {
     sfc_swap_t *w = &ir->swaps[(uint32_t)keys[j]];
@@ -251,28 +246,25 @@ static sfc_status_t oom(sfc_error_t *err) {
 static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
   sfc_ir_t *ir = s->ir;
   uint32_t n = ir->n_steps, ns = ir->n_swaps;
-  uint32_t *out_at = calloc((size_t)n + 2, sizeof *out_at); /* swap-outs waited by each step */
-  uint32_t *out_list = malloc(((size_t)ns + 1) * sizeof *out_list);
+  /* the swap-outs each step waits for now */
+  uint32_t(*pairs)[2] = malloc(((size_t)ns + 1) * sizeof *pairs);
   uint32_t *writer = malloc(((size_t)ns + 1) * sizeof *writer);
-  if (!out_at || !out_list || !writer) {
-    free(out_at);
-    free(out_list);
+  uint32_t *out_list = NULL, *out_at = NULL, n_out = 0;
+  if (pairs && writer) {
+    for (uint32_t i = 0; i < ns; i++) {
+      writer[i] = NONE;
+      if (ir->swaps[i].direction == SFC_SWAP_OUT && s->waiter[i] != NONE) {
+        pairs[n_out][0] = s->waiter[i];
+        pairs[n_out++][1] = i;
+      }
+    }
+    out_at = sfc_group_by_step((const uint32_t(*)[2])pairs, n_out, n, &out_list);
+  }
+  free(pairs);
+  if (!out_at) {
     free(writer);
     return oom(err);
   }
-  for (uint32_t i = 0; i < ns; i++) {
-    writer[i] = NONE;
-    if (ir->swaps[i].direction == SFC_SWAP_OUT && s->waiter[i] != NONE)
-      out_at[s->waiter[i] + 1]++;
-  }
-  for (uint32_t k = 0; k < n; k++)
-    out_at[k + 1] += out_at[k];
-  for (uint32_t i = 0; i < ns; i++)
-    if (ir->swaps[i].direction == SFC_SWAP_OUT && s->waiter[i] != NONE)
-      out_list[out_at[s->waiter[i]]++] = i;
-  for (uint32_t k = n; k > 0; k--)
-    out_at[k] = out_at[k - 1];
-  out_at[0] = 0;
   /* a swap-in's writer: the swap-out of its tensor it waited for */
   uint64_t total = 0;
   for (uint32_t i = 0; i < ns; i++) {
@@ -363,7 +355,7 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
     keys[i] = (uint64_t)ir->swaps[i].issue_step << 43 | (uint64_t)k << 22 | i;
   }
   if (n < (1u << 21) && ns < (1u << 22)) { /* the keys' fields hold them */
-    qsort(keys, ns, sizeof *keys, cmp_u64);
+    qsort(keys, ns, sizeof *keys, sfc_cmp_u64);
     memcpy(old, ir->swaps, (size_t)ns * sizeof *old);
     for (uint32_t j = 0; j < ns; j++) {
       uint32_t i = (uint32_t)(keys[j] & ((1u << 22) - 1));

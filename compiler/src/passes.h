@@ -10,6 +10,14 @@
 
 typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
 
+/* Helpers the schedule and slack passes share (defined in pass_schedule.c). */
+/* Counting sort of the pairs (step, swap) by step: the swaps of step k are
+ * (*out_list)[at[k] .. at[k + 1]), at the returned array; NULL when out of memory (then
+ * nothing is allocated). Both arrays are the caller's to free. */
+uint32_t *sfc_group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
+                            uint32_t **out_list);
+int sfc_cmp_u64(const void *a, const void *b); /* qsort's order of uint64_t keys */
+
 sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err);    /* pass_steps.c */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err);     /* tiler.c */
 sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err); /* pass_liveness.c */

@@ -313,8 +313,6 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   }
   ir->pack_fast = false;
   set_candidate(ir, best);
-  ir->window_choice = (uint8_t)(best + 1);
-  ir->window_choice_s = best_time;
   ir->window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT;
   ir->predicted = false;
   return SFC_OK;

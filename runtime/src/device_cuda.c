@@ -64,6 +64,7 @@ typedef struct cuda_dev {
   bool own_compute;                   /* q[COMPUTE] created here */
   unsigned sync_flags;                /* event flags of host-waited events */
   CUevent sync_ev[SFCRT_QUEUE_COUNT]; /* blocking_sync: iteration_end's events */
+  CUevent begin_ev;                   /* iteration_begin: the copy queues wait for it */
   CUevent *events;                    /* [events_cap], event_count of them created */
   uint32_t event_count, events_cap;
   CUdeviceptr arena_raw, arena; /* arena mode: raw allocation, aligned base */
@@ -592,6 +593,9 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
         d,
         d->drv.fn.cuEventCreate(&d->sync_ev[q], CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
         "cuEventCreate", err);
+  if (st == SFC_OK)
+    st =
+        ck(d, d->drv.fn.cuEventCreate(&d->begin_ev, CU_EVENT_DISABLE_TIMING), "cuEventCreate", err);
   if (st == SFC_OK && cfg->event_count) {
     d->events = sfc_calloc(d->alloc, cfg->event_count, sizeof(CUevent));
     d->events_cap = d->events ? cfg->event_count : 0;
@@ -717,11 +721,22 @@ static sfc_status_t cuda_queue_wait(void *self, sfcrt_queue_t q, uint32_t event,
   return leave(d, st, err);
 }
 
+/* Work the framework issued on the compute stream before iteration_begin (initial
+ * values or a new batch written into homes and bound tensors, asynchronously) happens
+ * before every copy of the iteration: the copy queues wait for it, as compute does by
+ * stream order. Without this, a swap-in could read a host home, or a swap-out a
+ * persistent block, before the framework's write landed. */
 static sfc_status_t cuda_iteration_begin(void *self, uint64_t iteration, sfc_error_t *err) {
   cuda_dev_t *d = self;
   d->current_step = 0;
   SFC_TRY(enter(d, err));
-  return leave(d, check_capture(d, "iteration_begin", err), err);
+  sfc_status_t st = check_capture(d, "iteration_begin", err);
+  if (st == SFC_OK)
+    st = ck(d, d->drv.fn.cuEventRecord(d->begin_ev, d->q[SFCRT_QUEUE_COMPUTE]), "cuEventRecord",
+            err);
+  for (int q = SFCRT_QUEUE_H2D; st == SFC_OK && q <= SFCRT_QUEUE_D2H; q++)
+    st = ck(d, d->drv.fn.cuStreamWaitEvent(d->q[q], d->begin_ev, 0), "cuStreamWaitEvent", err);
+  return leave(d, st, err);
 }
 
 static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
@@ -815,6 +830,8 @@ static void cuda_destroy(void *self) {
     for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
       if (d->sync_ev[q])
         d->drv.fn.cuEventDestroy(d->sync_ev[q]);
+    if (d->begin_ev)
+      d->drv.fn.cuEventDestroy(d->begin_ev);
     if (d->q[SFCRT_QUEUE_H2D])
       d->drv.fn.cuStreamDestroy(d->q[SFCRT_QUEUE_H2D]);
     if (d->q[SFCRT_QUEUE_D2H])

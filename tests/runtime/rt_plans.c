@@ -31,7 +31,8 @@ void rt_swap_plan(pb_t *b, int variant) {
   uint32_t in = pb_swap(b, SFC_SWAP_IN, B2, HB, 3);
   if (variant == RT_LOST_SWAP_OUT)
     pb_swap_at(b, out)->bytes = 0;
-  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
+  if (variant != RT_NO_WAIT_OUT_ON_STEP0)
+    pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
   if (variant != RT_NO_WAIT_STEP1_ON_OUT)
     pb_dep(b, SFC_NODE_STEP, s1, SFC_NODE_SWAP, out);
   if (variant != RT_NO_WAIT_IN_ON_OUT)

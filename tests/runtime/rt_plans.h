@@ -25,6 +25,7 @@ typedef enum rt_swap_variant {
   RT_LOST_SWAP_OUT,        /* the swap-out copies nothing: the swap-in brings garbage */
   RT_OVERLAP_C_ON_X,       /* c placed over x while both are live */
   RT_NO_WAIT_IN_ON_OUT,    /* redundant: the swap-in waits step 2, which waits the swap-out */
+  RT_NO_WAIT_OUT_ON_STEP0, /* the swap-out may copy b before step 0 wrote it */
 } rt_swap_variant_t;
 
 /* Appends the swap plan, broken as `variant` says, to an empty builder. */

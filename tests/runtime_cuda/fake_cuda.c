@@ -549,10 +549,13 @@ static CUresult enqueue(CUstream h, int kind, fake_op_t **out_op, const char *ca
   return CUDA_SUCCESS;
 }
 
-/* After the caller filled the operation in: eager mode runs it now. */
+/* After the caller filled the operation in: eager mode runs it now (eager 2: copies
+ * only, so a copy runs before compute work it does not wait for). */
 static void issued(CUstream h, fake_op_t *op) {
   CUresult r;
-  if (op && st_.eager) {
+  int copy = op && (op->kind == OP_H2D || op->kind == OP_D2H || op->kind == OP_D2D) &&
+             h != st_.lazy_stream && h != NULL && h != CU_STREAM_LEGACY;
+  if (op && (st_.eager == 1 || (st_.eager == 2 && copy))) {
     fake_stream_t *s = stream_of(h, &r);
     if (s)
       force(s, op->seq);

@@ -16,7 +16,11 @@
  *    Non-blocking streams are ordered by events only. So a missing wait is a real,
  *    deterministic race: the reader runs first and sees stale bytes. cuEventQuery
  *    answers CUDA_ERROR_NOT_READY until the record has run (nothing runs by itself).
- *    `eager = 1` runs every operation as soon as it is issued (after what it depends on).
+ *    `eager = 1` runs every operation as soon as it is issued (after what it depends on);
+ *    `eager = 2` runs copies so (memsets and the rest stay lazy), except those on the
+ *    legacy stream or on `lazy_stream` (a test's compute stream, whose copies stand for
+ *    kernels reading memory): a copy then runs before the compute work it does not
+ *    wait for, the race lazy mode cannot lose.
  *  - Memory. cuMemAlloc memory belongs to the current context's device; a queued
  *    operation that touches freed memory, an unmapped VA range, a range another device
  *    has no access to, or memory the fake does not know is a violation and is skipped.
@@ -71,8 +75,10 @@ typedef struct fake_cuda_state {
   int fail_nth;
   CUresult fail_result;
   int fail_seen_;
-  int eager;          /* 1: run each operation when issued; 0 (default): lazily */
-  uint64_t mem_limit; /* device bytes; 0 = unlimited */
+  int eager;            /* 1: run each operation when issued; 2: copies only; 0 (default):
+                           lazily */
+  CUstream lazy_stream; /* eager 2: this stream's copies stay lazy */
+  uint64_t mem_limit;   /* device bytes; 0 = unlimited */
   /* counters */
   long calls;
   long allocs_live, host_allocs_live, streams_live, events_live, ctx_retained, ctx_pushed;

@@ -87,17 +87,47 @@ enum {
                             (has_stream) and every kernel is launched on stream 0 */
   RP_UNVALIDATED = 2,    /* the builder's view straight into sfcrt_session_create_view,
                             for plans the validator refuses but the device must survive */
+  RP_ASYNC_READS = 4,    /* inputs read back without a synchronize: samples of each input
+                            copied on the step's stream, compared after the iteration, so
+                            a read runs as late as the stream lets it (as a kernel's) */
+  RP_EAGER_COPIES = 8,   /* fake driver: copies run when issued, compute stays lazy */
+  RP_EXPECT_RACE = 16,   /* a broken plan: returns 2 when a read saw wrong bytes, 0 when
+                            none did (no CHECK either way) */
 };
 
-/* Replays `b` for 3 iterations in `mode` with `base` options (NULL: defaults); returns
- * 77 when the device is unavailable. */
-static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
-                      const sfcrt_options_t *base, int flags) {
-  sfcrt_plan_t *plan = flags & RP_UNVALIDATED ? NULL : rt_load(b);
+/* An input read back without waiting (RP_ASYNC_READS): three samples of SAMPLE words
+ * (its start, middle and end), compared after the iteration. */
+#define SAMPLE 16
+typedef struct {
+  uint32_t step, input, tensor, want, words;
+  uint64_t at[3];
+  uint32_t got[3][SAMPLE];
+} async_read_t;
+
+static long check_async(const char *name, uint64_t it, const async_read_t *r, size_t n, int quiet) {
+  long bad = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++)
+      for (uint32_t w = 0; w < r[i].words; w++)
+        if (r[i].got[k][w] != r[i].want) {
+          if (bad++ < 5 && !quiet)
+            fprintf(stderr,
+                    "%s: iteration %llu step %u: input %u (tensor %u) word %llu is 0x%08x, "
+                    "expected 0x%08x (read without a synchronize)\n",
+                    name, (unsigned long long)it, r[i].step, r[i].input, r[i].tensor,
+                    (unsigned long long)(r[i].at[k] + w), r[i].got[k][w], r[i].want);
+          k = 3;
+          break;
+        }
+  return bad;
+}
+
+/* Replays plan (destroyed at the end; NULL: the unvalidated view v) for 3 iterations in
+ * `mode` with `base` options (NULL: defaults); returns 77 when the device is
+ * unavailable. */
+static int replay_view(sfcrt_plan_t *plan, const sfc_plan_view_t *v, const char *name,
+                       sfcrt_cuda_mode_t mode, const sfcrt_options_t *base, int flags) {
   sfc_error_t err;
-  if (!plan && !(flags & RP_UNVALIDATED))
-    return 1;
-  const sfc_plan_view_t *v = plan ? sfcrt_plan_view(plan) : pb_view(b);
   sfcrt_options_t opt;
   if (base)
     opt = *base;
@@ -137,6 +167,13 @@ static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
     if (v->tensors[t].bytes > maxb)
       maxb = v->tensors[t].bytes;
   uint32_t *buf = malloc(maxb);
+  size_t reads_cap = 0, nreads = 0;
+  for (uint32_t k = 0; k < v->step_count; k++)
+    reads_cap += v->ops[v->steps[k].op].input_count;
+  async_read_t *reads = flags & RP_ASYNC_READS ? calloc(reads_cap + 1, sizeof *reads) : NULL;
+  int eager_before = fake() ? fake()->eager : 0;
+  if (fake() && (flags & RP_EAGER_COPIES))
+    fake()->eager = 2;
   /* external tensors: framework memory, written once */
   for (uint32_t t = 0; t < nt; t++)
     if ((v->tensors[t].flags & SFC_TENSOR_EXTERNAL) && !(v->tensors[t].flags & SFC_TENSOR_UNUSED)) {
@@ -149,7 +186,8 @@ static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
       written[t] = 1;
     }
   long mismatches = 0, checked = 0, calls_before = count.calls;
-  for (uint64_t it = 0; it < 3 && !mismatches; it++) {
+  for (uint64_t it = 0; it < 3 && (!mismatches || (flags & RP_EXPECT_RACE)); it++) {
+    nreads = 0;
     CHECK_EQ_U64(sfcrt_iteration_begin(s, &err), SFC_OK);
     const sfcrt_step_t *step;
     while ((st = sfcrt_step_next(s, &step, &err)) == SFC_OK && step) {
@@ -160,18 +198,38 @@ static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
         CHECK(step->stream == (void *)CU_STREAM_LEGACY);
         q = NULL; /* the framework launches on its default stream, handle 0 */
       }
+      if (fake())
+        fake()->lazy_stream = q; /* its copies are the kernels' reads: lazy */
       for (uint32_t i = 0; i < step->input_count; i++) {
         uint32_t t = tens[i];
         uint64_t bytes = v->tensors[t].bytes;
         if (!written[t] || bytes % 4)
           continue;
+        if (reads && nreads < reads_cap) {
+          async_read_t *r = &reads[nreads++];
+          uint64_t words = bytes / 4;
+          *r = (async_read_t){.step = step->index,
+                              .input = i,
+                              .tensor = t,
+                              .want = pattern(t, written_it[t]),
+                              .words = (uint32_t)(words < SAMPLE ? words : SAMPLE)};
+          r->at[1] = (words - r->words) / 2;
+          r->at[2] = words - r->words;
+          for (int k = 0; k < 3; k++)
+            cu(drv.fn.cuMemcpyDtoHAsync(r->got[k],
+                                        (CUdeviceptr)(uintptr_t)step->inputs[i] + 4 * r->at[k],
+                                        4 * (size_t)r->words, q),
+               "cuMemcpyDtoHAsync");
+          checked++;
+          continue;
+        }
         cu(drv.fn.cuMemcpyDtoHAsync(buf, (CUdeviceptr)(uintptr_t)step->inputs[i], bytes, q),
            "cuMemcpyDtoHAsync");
         cu(drv.fn.cuStreamSynchronize(q), "cuStreamSynchronize");
         uint32_t want = pattern(t, written_it[t]);
         for (uint64_t w = 0; w < bytes / 4; w++)
           if (buf[w] != want) {
-            if (mismatches++ < 5)
+            if (mismatches++ < 5 && !(flags & RP_EXPECT_RACE))
               fprintf(stderr,
                       "%s: iteration %llu step %u: input %u (tensor %u) word %llu is 0x%08x, "
                       "expected 0x%08x\n",
@@ -201,8 +259,13 @@ static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
     CHECK_EQ_U64(st, SFC_OK);
     if (st != SFC_OK)
       fprintf(stderr, "%s: %s\n", name, err.message);
+    if (reads) {
+      cu(drv.fn.cuCtxSynchronize(), "cuCtxSynchronize");
+      mismatches += check_async(name, it, reads, nreads, flags & RP_EXPECT_RACE);
+    }
   }
-  CHECK_EQ_U64(mismatches, 0);
+  if (!(flags & RP_EXPECT_RACE))
+    CHECK_EQ_U64(mismatches, 0);
   CHECK(checked > 0);
   if (fake() && mode == SFCRT_CUDA_VA) {
     CHECK_EQ_U64(fake()->mem_creates - creates_before, 0);
@@ -230,12 +293,161 @@ static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
     if (ext[t])
       drv.fn.cuMemFree(ext[t]);
   free(buf);
+  free(reads);
+  if (fake()) {
+    fake()->eager = eager_before;
+    fake()->lazy_stream = NULL;
+  }
   free(ext);
   free(written);
   free(written_it);
   sfcrt_plan_destroy(plan);
   check_fake_released(name);
-  return 0;
+  return flags & RP_EXPECT_RACE && mismatches ? 2 : 0;
+}
+
+static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
+                      const sfcrt_options_t *base, int flags);
+
+/* The fake's read modes are adversarial as claimed: each broken swap plan (a missing
+ * wait) replayed unvalidated loses its race in the modes that can expose it, and
+ * together they expose every one. Lazy copies with synchronised reads expose a reader
+ * or writer that does not wait for a copy; copies run when issued with reads left lazy
+ * expose a copy that does not wait for the step writing its source or reading its
+ * destination — the order of a GPU whose copy engines run ahead of compute. */
+static void test_race_modes(void) {
+  static const struct {
+    int variant;
+    const char *what;
+    int lazy, eager; /* expected: 1 exposed in that mode */
+  } cases[] = {
+      {RT_NO_WAIT_STEP3_ON_IN, "step 3 reads b' before the swap-in landed", 1, 0},
+      {RT_NO_WAIT_STEP1_ON_OUT, "step 1 overwrites b under its swap-out", 1, 0},
+      {RT_NO_WAIT_IN_ON_STEP2, "the swap-in overwrites a before step 2 read it", 0, 1},
+      {RT_NO_WAIT_OUT_ON_STEP0, "the swap-out copies b before step 0 wrote it", 0, 1},
+      {RT_NO_WAIT_IN_ON_OUT, "redundant wait left out (valid)", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int eager = 0; eager < 2; eager++) {
+      pb_t *b = pb_new();
+      rt_swap_plan(b, cases[i].variant);
+      int flags = RP_UNVALIDATED | RP_EXPECT_RACE | (eager ? RP_ASYNC_READS | RP_EAGER_COPIES : 0);
+      int r = replay_opt(b, cases[i].what, SFCRT_CUDA_ARENA, NULL, flags);
+      pb_free(b);
+      int want = eager ? cases[i].eager : cases[i].lazy;
+      CHECK_EQ_U64(r, want ? 2 : 0);
+      if (r != (want ? 2 : 0))
+        fprintf(stderr, "race modes: %s: %s with %s\n", cases[i].what,
+                r == 2 ? "exposed" : "not exposed",
+                eager ? "copies run when issued, reads lazy" : "lazy copies, reads synchronised");
+    }
+}
+
+/* The framework writes a host-homed parameter's initial value with an asynchronous
+ * copy on its own (default) stream, then begins the iteration, whose first swap-in reads
+ * the home: iteration_begin orders the copy queues after the framework's stream, so the
+ * swap-in copies the new value. On the fake with copies run when issued, a missing
+ * order is a stale read.
+ *
+ *   step 0  use_w  reads x, w  writes y     w: home H (pinned), swapped in at step 0 */
+static void test_begin_orders_copies(void) {
+  const uint64_t T = 256;
+  pb_t *b = pb_new();
+  uint32_t x = pb_tensor(b, "x", T, SFC_KIND_INPUT);
+  uint32_t w = pb_tensor(b, "w", T, SFC_KIND_PARAM);
+  uint32_t y = pb_tensor(b, "y", T, SFC_KIND_OUTPUT);
+  uint32_t op = pb_op(b, "use_w", PB_LIST(x, w), PB_LIST(y));
+  uint32_t X = pb_block(b, x, 0, T, 0, 0, SFC_BLOCK_PERSISTENT);
+  uint32_t W = pb_block(b, w, 256, T, 0, 0, SFC_BLOCK_SWAPPED_IN);
+  uint32_t Y = pb_block(b, y, 512, T, 0, 0, 0);
+  uint32_t H = pb_host_block(b, w, 0, T, 0, 0);
+  pb_host_block_at(b, H)->flags |= SFC_BLOCK_PERSISTENT;
+  uint32_t s0 = pb_step(b, op, PB_LIST(X, W, Y));
+  uint32_t in = pb_swap(b, SFC_SWAP_IN, W, H, 0);
+  pb_dep(b, SFC_NODE_STEP, s0, SFC_NODE_SWAP, in);
+  pb_fit_arenas(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  pb_free(b);
+  CHECK(plan != NULL);
+  if (!plan)
+    return;
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  opt.cuda.stream = NULL; /* the framework's default stream */
+  opt.cuda.has_stream = 1;
+  sfcrt_session_t *s = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  void *home = NULL;
+  int where = -1;
+  CHECK_EQ_U64(sfcrt_session_home(s, w, &home, &where, &err), SFC_OK);
+  CHECK_EQ_U64(where, SFCRT_HOME_HOST);
+  int eager_before = fake() ? fake()->eager : 0;
+  if (fake())
+    fake()->eager = 2; /* the runtime's copies run when issued, the framework's lazily */
+  CUdeviceptr src = 0;
+  uint32_t got[64] = {0};
+  if (s && home && cu(drv.fn.cuMemAlloc(&src, T), "cuMemAlloc")) {
+    /* the framework: the initial value into the home, on its stream, no synchronize */
+    cu(drv.fn.cuMemsetD32Async(src, 0x600DF00Du, T / 4, NULL), "cuMemsetD32Async");
+    cu(drv.fn.cuMemcpyDtoHAsync(home, src, T, NULL), "cuMemcpyDtoHAsync");
+    CHECK_EQ_U64(sfcrt_iteration_begin(s, &err), SFC_OK);
+    const sfcrt_step_t *step = NULL;
+    CHECK_EQ_U64(sfcrt_step_next(s, &step, &err), SFC_OK);
+    if (step) {
+      cu(drv.fn.cuMemcpyDtoHAsync(got, (CUdeviceptr)(uintptr_t)step->inputs[1], T, NULL),
+         "cuMemcpyDtoHAsync");
+      cu(drv.fn.cuStreamSynchronize(NULL), "cuStreamSynchronize");
+      CHECK_EQ_U64(sfcrt_step_done(s, &err), SFC_OK);
+      CHECK_EQ_U64(sfcrt_step_next(s, &step, &err), SFC_OK);
+    }
+    CHECK_EQ_U64(sfcrt_iteration_end(s, &err), SFC_OK);
+    CHECK_EQ_U64(got[0], 0x600DF00Du);
+    CHECK_EQ_U64(got[63], 0x600DF00Du);
+    drv.fn.cuMemFree(src);
+  }
+  if (fake())
+    fake()->eager = eager_before;
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+  check_fake_released("begin orders copies");
+}
+
+static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
+                      const sfcrt_options_t *base, int flags) {
+  sfcrt_plan_t *plan = flags & RP_UNVALIDATED ? NULL : rt_load(b);
+  if (!plan && !(flags & RP_UNVALIDATED))
+    return 1;
+  return replay_view(plan, plan ? sfcrt_plan_view(plan) : pb_view(b), name, mode, base, flags);
+}
+
+/* `plans FILE...`: compiled plans (out-of-core ones: sfc compile --budget), each in
+ * arena and VA mode with reads synchronised, then read without a synchronize; on the
+ * fake driver also with copies run when issued (a copy that does not wait for the step
+ * writing its source, or a swap-in into bytes a step still reads, then loses). */
+static int replay_files(int n, char **paths) {
+  int ran = 0, skipped = 0;
+  for (int i = 0; i < n; i++) {
+    for (int m = 0; m < (fake() ? 6 : 4); m++) {
+      sfcrt_cuda_mode_t mode = m % 2 ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+      int flags = m < 2 ? 0 : m < 4 ? RP_ASYNC_READS : RP_ASYNC_READS | RP_EAGER_COPIES;
+      sfcrt_plan_t *plan = NULL;
+      sfc_error_t err;
+      if (sfcrt_plan_load_file(paths[i], NULL, &plan, &err) != SFC_OK) {
+        fprintf(stderr, "%s: %s\n", paths[i], err.message);
+        CHECK(0);
+        break;
+      }
+      char name[512];
+      snprintf(name, sizeof name, "%s%s%s", paths[i], flags & RP_ASYNC_READS ? ", async reads" : "",
+               flags & RP_EAGER_COPIES ? ", eager copies" : "");
+      int r = replay_view(plan, sfcrt_plan_view(plan), name, mode, NULL, flags);
+      skipped += r == 77;
+      ran += r == 0;
+    }
+  }
+  return ran == 0 && skipped > 0 ? 77 : check_summary();
 }
 
 /* A swapped-in block nobody reads (a prefetch the schedule then dropped). The reader's
@@ -683,7 +895,8 @@ int main(int argc, char **argv) {
   /* argv[1]: "arena", "va" or "legacy" (both modes on PyTorch's default stream) to run
    * one of them (the gpu tests), nothing for all */
   int want[3] = {1, 1, 1};
-  if (argc > 1) {
+  int files = argc > 1 && strcmp(argv[1], "plans") == 0;
+  if (argc > 1 && !files) {
     const char *names[3] = {"arena", "va", "legacy"};
     int found = 0;
     for (int i = 0; i < 3; i++) {
@@ -691,7 +904,7 @@ int main(int argc, char **argv) {
       found |= want[i];
     }
     if (!found) {
-      fprintf(stderr, "usage: %s [arena|va|legacy]\n", argv[0]);
+      fprintf(stderr, "usage: %s [arena|va|legacy | plans FILE...]\n", argv[0]);
       return 2;
     }
   }
@@ -709,6 +922,14 @@ int main(int argc, char **argv) {
   cu(drv.fn.cuDeviceGet(&dev, 0), "cuDeviceGet");
   cu(drv.fn.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
   cu(drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
+  if (files) {
+    int rc = replay_files(argc - 2, argv + 2);
+    CUcontext popped;
+    drv.fn.cuCtxPopCurrent(&popped);
+    drv.fn.cuDevicePrimaryCtxRelease(dev);
+    sfcrt_cuda_driver_unload(&drv);
+    return rc;
+  }
 
   int skipped = 0, ran = 0;
   for (int m = 0; m < 4; m++) {
@@ -737,6 +958,8 @@ int main(int argc, char **argv) {
     }
   }
   if (ran > 0 && argc == 1) {
+    RUN(test_race_modes);
+    RUN(test_begin_orders_copies);
     RUN(test_driver_failures);
     RUN(test_framework_stream);
     RUN(test_va_non_power_of_two_chunk);

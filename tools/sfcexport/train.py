@@ -1536,19 +1536,29 @@ def run(args, log):
                 if d is not None:
                     raise Mismatch(f"iteration {it}: gradient of {n}: {d}")
             em, eo, _ = eager
+            # every parameter, buffer and optimizer state tensor is compared before the
+            # first difference is raised: the message names it and counts the others
+            # (which ones differ localises a fault: only the swapped ones, say)
+            bad = []
             for (n, a), (_, b) in zip(list(model.named_parameters()) + list(model.named_buffers()),
                                       list(em.named_parameters()) + list(em.named_buffers())):
                 d = cmp.differs(a.detach(), b.detach())
                 if d is not None:
-                    raise Mismatch(f"iteration {it}: parameter {n} after the update: {d}")
+                    bad.append((f"parameter {n} after the update", n, d))
             names = {id(p): n for n, p in model.named_parameters()}
             for (p, st), (_q, st2) in zip(opt.state.items(), eo.state.items()):
                 for key in sorted(st):
                     if isinstance(st[key], torch.Tensor):
                         d = cmp.differs(st[key], st2[key])
                         if d is not None:
-                            raise Mismatch(f"iteration {it}: optimizer state "
-                                           f"{names.get(id(p))}.{key}: {d}")
+                            n = f"{names.get(id(p))}.{key}"
+                            bad.append((f"optimizer state {n}", n, d))
+            if bad:
+                what, _, d = bad[0]
+                more = "" if len(bad) == 1 else (
+                    f" (and {len(bad) - 1} more differ: "
+                    f"{', '.join(n for _, n, _ in bad[1:13])}{', ...' if len(bad) > 13 else ''})")
+                raise Mismatch(f"iteration {it}: {what}: {d}{more}")
             report["iterations"].append({"loss": losses[-1], "reference_loss": float(eloss),
                                          "bitwise": cmp.iteration_max == 0.0,
                                          "max_relative_difference": cmp.iteration_max,

@@ -232,7 +232,9 @@ typedef struct sfcrt_step {
 
 /* Starts an iteration. SFC_ERR_STATE when one is running or an external tensor is
  * unbound; cuda: SFC_ERR_STATE (and the session is failed) when the compute stream is
- * being captured into a CUDA graph. */
+ * being captured into a CUDA graph. cuda: work already issued on the compute stream
+ * (homes and bound tensors written asynchronously) happens before every copy of the
+ * iteration: the copy queues wait for it. */
 sfc_status_t sfcrt_iteration_begin(sfcrt_session_t *session, sfc_error_t *err);
 
 /* Issues the swaps due before the next step and its waits, then returns it in

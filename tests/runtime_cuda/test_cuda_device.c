@@ -306,8 +306,14 @@ static int replay_view(sfcrt_plan_t *plan, const sfc_plan_view_t *v, const char 
   return flags & RP_EXPECT_RACE && mismatches ? 2 : 0;
 }
 
+/* Replays builder b's plan (validated unless RP_UNVALIDATED) as replay_view does. */
 static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
-                      const sfcrt_options_t *base, int flags);
+                      const sfcrt_options_t *base, int flags) {
+  sfcrt_plan_t *plan = flags & RP_UNVALIDATED ? NULL : rt_load(b);
+  if (!plan && !(flags & RP_UNVALIDATED))
+    return 1;
+  return replay_view(plan, plan ? sfcrt_plan_view(plan) : pb_view(b), name, mode, base, flags);
+}
 
 /* The fake's read modes are adversarial as claimed: each broken swap plan (a missing
  * wait) replayed unvalidated loses its race in the modes that can expose it, and
@@ -412,14 +418,6 @@ static void test_begin_orders_copies(void) {
   sfcrt_session_destroy(s);
   sfcrt_plan_destroy(plan);
   check_fake_released("begin orders copies");
-}
-
-static int replay_opt(pb_t *b, const char *name, sfcrt_cuda_mode_t mode,
-                      const sfcrt_options_t *base, int flags) {
-  sfcrt_plan_t *plan = flags & RP_UNVALIDATED ? NULL : rt_load(b);
-  if (!plan && !(flags & RP_UNVALIDATED))
-    return 1;
-  return replay_view(plan, plan ? sfcrt_plan_view(plan) : pb_view(b), name, mode, base, flags);
 }
 
 /* `plans FILE...`: compiled plans (out-of-core ones: sfc compile --budget), each in
@@ -891,6 +889,14 @@ static void test_two_sessions(void) {
   check_fake_released("two sessions");
 }
 
+/* main's context popped and released, the driver unloaded. */
+static void release_driver(void) {
+  CUcontext popped;
+  drv.fn.cuCtxPopCurrent(&popped);
+  drv.fn.cuDevicePrimaryCtxRelease(dev);
+  sfcrt_cuda_driver_unload(&drv);
+}
+
 int main(int argc, char **argv) {
   /* argv[1]: "arena", "va" or "legacy" (both modes on PyTorch's default stream) to run
    * one of them (the gpu tests), nothing for all */
@@ -924,10 +930,7 @@ int main(int argc, char **argv) {
   cu(drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
   if (files) {
     int rc = replay_files(argc - 2, argv + 2);
-    CUcontext popped;
-    drv.fn.cuCtxPopCurrent(&popped);
-    drv.fn.cuDevicePrimaryCtxRelease(dev);
-    sfcrt_cuda_driver_unload(&drv);
+    release_driver();
     return rc;
   }
 
@@ -974,10 +977,7 @@ int main(int argc, char **argv) {
     RUN(test_va_non_power_of_two_chunk); /* the real driver's alignment rule */
     RUN(test_two_sessions);
   }
-  CUcontext popped;
-  drv.fn.cuCtxPopCurrent(&popped);
-  drv.fn.cuDevicePrimaryCtxRelease(dev);
-  sfcrt_cuda_driver_unload(&drv);
+  release_driver();
   if (ran == 0 && skipped > 0)
     return 77;
   return check_summary();

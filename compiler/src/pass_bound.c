@@ -23,9 +23,14 @@
  *   b whose last write before b is at a step >= a (or, for a = 0, that are not clean
  *   persistent tensors, which their home holds), at least O_b + their bytes - B are
  *   absent, and left within the piece (after their write, before b).
+ * - Forced copies (forced() below): a tensor larger than B - O_j holds no byte of the
+ *   device while j runs, so its copies fall wholly into the windows around such steps,
+ *   beside the compute of the steps inside those windows only.
  * - piece(a, b) = compute(a .. b-1) + max((need_out - sum cout) / d2h,
- *   (need_in - sum cin) / h2d), each shortfall >= 0: what the copies beside the
- *   steps of the piece cannot move, they move while the compute queue waits.
+ *   (need_in - sum cin) / h2d, (forced_out - sum cout after a) / d2h, (forced_in -
+ *   sum cin after a) / h2d, the duplex terms (stall())), each shortfall >= 0: what the
+ *   copies beside the steps of the piece cannot move, they move while the compute
+ *   queue waits.
  *
  * The pieces are disjoint intervals of the iteration, so the longest chain (dynamic
  * programming over split points, O(P^2)) is a lower bound; the one-split bound of the
@@ -33,6 +38,7 @@
  * is kept. Tensors the tiler made per-tile count nowhere (less counted only weakens the
  * bound). Split points: every step up to MAX_POINTS, else evenly spaced steps (fewer
  * points only weaken it), fewer again while the pairs to fill exceed MAX_WORK.
+ * Memory: four P x P tables of doubles (75 MB at P = 1536).
  * Runs once, after predict: the bound is reported, never used to choose a plan.
  *
  * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
@@ -64,6 +70,11 @@ typedef struct bound {
   double *c, *cin, *cout; /* [n + 1] prefix sums: compute s, swap-in and swap-out capacity */
   bool *partial;          /* [tensors] per-tile tensors */
   double work;            /* (stretch, point) pairs for the points chosen */
+  double budget;          /* B */
+  double *room;           /* [levels * n] sparse table: min over 2^l steps of B - O_j */
+  uint32_t levels;
+  double *fin, *fout;     /* [np * np] forced copies' bytes (see forced_in / forced_out) */
+  uint32_t out_t, out_lw; /* the last write whose forced copy out is counted */
 } bound_t;
 
 static void bound_free(bound_t *b) {
@@ -79,6 +90,9 @@ static void bound_free(bound_t *b) {
   free(b->cin);
   free(b->cout);
   free(b->partial);
+  free(b->room);
+  free(b->fin);
+  free(b->fout);
 }
 
 /* How step `step` touches `tensor` (its uses' accesses together; 0: not at all). */
@@ -129,11 +143,63 @@ static void count_work(bound_t *b, uint32_t t, double bytes, uint32_t from, uint
     b->work += p1 - p0 + 1;
 }
 
+/* The least B - O_j over steps lo .. hi (sparse table, O(1)). */
+static double room_min(const bound_t *b, uint32_t lo, uint32_t hi) {
+  uint32_t l = 0;
+  while ((2u << l) <= hi - lo + 1)
+    l++;
+  const double *r = &b->room[(size_t)l * b->n];
+  double x = r[lo], y = r[hi + 1 - (1u << l)];
+  return x < y ? x : y;
+}
+
+/* The last (or first) step in from .. to beside whose operands `bytes` do not fit, or
+ * NONE: a tensor of that size holds no byte of the device while such a step runs. */
+static uint32_t blocking_step(const bound_t *b, uint32_t from, uint32_t to, double bytes,
+                              bool last) {
+  if (room_min(b, from, to) >= bytes)
+    return NONE;
+  uint32_t lo = from, hi = to;
+  while (lo < hi) {
+    uint32_t mid = last ? lo + (hi - lo + 1) / 2 : lo + (hi - lo) / 2;
+    if (last ? room_min(b, mid, to) < bytes : room_min(b, from, mid) < bytes)
+      last ? (lo = mid) : (hi = mid);
+    else
+      last ? (hi = mid - 1) : (lo = mid + 1);
+  }
+  return lo;
+}
+
+/* Forced copies. A tensor X (not an operand of step j, so j lies in a stretch of X) with
+ * bytes > B - O_j holds no byte of the device while j runs: not resident, not the
+ * destination of a swap-in in flight, not the source of a swap-out still copying (each
+ * occupies its block, and the operands of j occupy theirs). So for the read that ends
+ * the stretch, all of X arrives after the last such step j* ends and before the read
+ * starts: within any piece [a, b) with a <= j* and next <= b, and beside no compute
+ * but that of steps after a. And for the value X holds (written at w in this
+ * iteration), all of it left after w and before the first such step j1 starts: within
+ * any piece with a <= w and j1 <= b, counted once per write. fin / fout get the bytes
+ * at (a's point, b's point); chain() sums them over a >= and b <= each cell. */
+static void forced(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to, uint32_t next,
+                   uint32_t last_write) {
+  uint32_t np = b->np;
+  uint32_t j = blocking_step(b, from, to, bytes, true);
+  if (j == NONE)
+    return;
+  b->fin[(size_t)b->floor_pt[j] * np + b->ceil_pt[next]] += bytes;
+  if (last_write == NONE || (b->out_t == t && b->out_lw == last_write))
+    return;
+  j = blocking_step(b, from, to, bytes, false);
+  b->fout[(size_t)b->floor_pt[last_write] * np + b->ceil_pt[j]] += bytes;
+  b->out_t = t, b->out_lw = last_write;
+}
+
 static void fill(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to, uint32_t next,
                  uint32_t last_write) {
   const sfc_ir_t *ir = b->ir;
   b->later[from] += bytes;
   b->later[to + 1] -= bytes;
+  forced(b, t, bytes, from, to, next, last_write);
   uint32_t p0 = b->ceil_pt[from], p1 = b->floor_pt[to];
   if (p1 < p0)
     return;
@@ -188,6 +254,21 @@ static void capacities(bound_t *b, uint64_t budget) {
   }
 }
 
+/* B - O_j for every step, and the sparse table over it. */
+static void rooms(bound_t *b, uint64_t budget) {
+  uint32_t n = b->n;
+  b->budget = (double)budget;
+  b->out_t = b->out_lw = NONE;
+  for (uint32_t j = 0; j < n; j++)
+    b->room[j] = b->budget - b->ops[j];
+  for (uint32_t l = 1; l <= b->levels; l++) {
+    const double *lo = &b->room[(size_t)(l - 1) * n];
+    double *r = &b->room[(size_t)l * n];
+    for (uint32_t j = 0; j + (1u << l) <= n; j++)
+      r[j] = lo[j] < lo[j + (1u << (l - 1))] ? lo[j] : lo[j + (1u << (l - 1))];
+  }
+}
+
 static void operands(bound_t *b, uint32_t *seen) {
   const sfc_ir_t *ir = b->ir;
   for (uint32_t t = 0; t < ir->graph->n_tensors; t++)
@@ -212,25 +293,59 @@ static void operands(bound_t *b, uint32_t *seen) {
   }
 }
 
-/* The least stall of a piece: need_in bytes must arrive and need_out leave within it;
- * beside its compute (c seconds) at most cin and cout of them. In link-seconds
- * (bytes / bandwidth): u = out, v = in. While both copy engines run, each runs at
- * duplex x its bandwidth (the sim device's rule), so per second of any interval the two
- * together do at most kappa = max(1, 2 duplex) link-seconds of work, and each alone at
- * most 1. The copies beside the compute do at most U <= cout/d2h, V <= cin/h2d and
- * U + V <= kappa c; the rest waits: stall >= u - U, v - V and (u + v - min(kappa c,
- * U + V)) / kappa. With duplex 1 the last term never binds. */
-static double stall(double need_in, double cin, double h2d, double need_out, double cout,
-                    double d2h, double c, double kappa) {
-  double u = need_out > 0 && d2h > 0 ? need_out / d2h : 0;
-  double v = need_in > 0 && h2d > 0 ? need_in / h2d : 0;
-  double U = d2h > 0 ? cout / d2h : 0, V = h2d > 0 ? cin / h2d : 0;
-  double both = U + V < kappa * c ? U + V : kappa * c;
-  double s = u - U;
-  if (v - V > s)
-    s = v - V;
-  if ((u + v - both) / kappa > s)
-    s = (u + v - both) / kappa;
+/* One direction's copies in a piece: at least `need` bytes move within it and, of them,
+ * the `forced` bytes beside no compute but that of the piece's steps after its first;
+ * beside the compute at most `cap` bytes (`cap_late` beside the steps after the first). */
+typedef struct copies {
+  double need, forced, cap, cap_late;
+} copies_t;
+
+/* The least stall of a piece: what the copies beside its compute (c seconds) cannot
+ * move. In link-seconds (bytes / bandwidth) each direction must do w = max(need,
+ * forced) / bw, and beside the compute at most W = cap / bw of it, and of the forced
+ * bytes at most cap_late / bw: the rest waits, stall >= max(need - cap, forced -
+ * cap_late) / bw. While both copy engines run, each runs at duplex x its bandwidth
+ * (the sim device's rule), so per second of any interval the two together do at most
+ * kappa = max(1, 2 duplex) link-seconds of work, and each alone at most 1: beside the
+ * compute at most min(kappa c, W_out + W_in), so stall >= (w_out + w_in - min(kappa c,
+ * W_out + W_in)) / kappa; the same for the forced bytes alone, beside the compute of
+ * the steps after the first (c_late) and their capacities. With duplex 1 those terms
+ * bind only through the forced bytes' smaller capacity. */
+typedef struct work {
+  double w, cap, forced, cap_late; /* link-seconds */
+} work_t;
+
+static double direction(const copies_t *x, double bw, work_t *k) {
+  if (bw <= 0) {
+    *k = (work_t){0, 0, 0, 0};
+    return 0;
+  }
+  double need = x->need > 0 ? x->need : 0;
+  *k = (work_t){(need > x->forced ? need : x->forced) / bw, x->cap / bw, x->forced / bw,
+                x->cap_late / bw};
+  double s = (need - x->cap) / bw, f = k->forced - k->cap_late;
+  return s > f ? s : f;
+}
+
+/* Both directions' work beside c seconds of compute, at most kappa link-seconds a
+ * second and cap of each: what is left waits. */
+static double together(double w, double cap, double c, double kappa) {
+  double beside = cap < kappa * c ? cap : kappa * c;
+  return (w - beside) / kappa;
+}
+
+/* c: the piece's compute; c_late: its steps' after the first (the forced bytes move
+ * beside those only, so the duplex rule applies to them alone there too). */
+static double stall(const copies_t *in, double h2d, const copies_t *out, double d2h, double c,
+                    double c_late, double kappa) {
+  work_t i, o;
+  double s = direction(in, h2d, &i), so = direction(out, d2h, &o);
+  if (so > s)
+    s = so;
+  double x = together(i.w + o.w, i.cap + o.cap, c, kappa);
+  double f = together(i.forced + o.forced, i.cap_late + o.cap_late, c_late, kappa);
+  s = x > s ? x : s;
+  s = f > s ? f : s;
   return s > 0 ? s : 0;
 }
 
@@ -249,7 +364,15 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
     row = &b->out[(size_t)a * np];
     for (uint32_t p = np - 1; p-- > 0;)
       row[p] += row[p + 1];
+    double *fi = &b->fin[(size_t)a * np], *fo = &b->fout[(size_t)a * np];
+    for (uint32_t p = 1; p < np; p++) /* forced: prefix over b, then suffix over a */
+      fi[p] += fi[p - 1], fo[p] += fo[p - 1];
   }
+  for (uint32_t a = np - 1; a-- > 0;)
+    for (uint32_t p = 0; p < np; p++) {
+      b->fin[(size_t)a * np + p] += b->fin[(size_t)(a + 1) * np + p];
+      b->fout[(size_t)a * np + p] += b->fout[(size_t)(a + 1) * np + p];
+    }
   best[0] = 0;
   for (uint32_t q = 1; q < np; q++) {
     uint32_t sb = b->at[q];
@@ -260,9 +383,11 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
       double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
       double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
       double c = b->c[sb] - b->c[sa];
-      double t = best[p] + c +
-                 stall(need_in, b->cin[sb] - b->cin[sa], h2d, need_out, b->cout[sb] - b->cout[sa],
-                       d2h, c, kappa);
+      const copies_t in = {need_in, b->fin[(size_t)p * np + q], b->cin[sb] - b->cin[sa],
+                           b->cin[sb] - b->cin[sa + 1]};
+      const copies_t out = {need_out, b->fout[(size_t)p * np + q], b->cout[sb] - b->cout[sa],
+                            b->cout[sb] - b->cout[sa + 1]};
+      double t = best[p] + c + stall(&in, h2d, &out, d2h, c, b->c[sb] - b->c[sa + 1], kappa);
       if (t > best[q])
         best[q] = t;
     }
@@ -300,7 +425,12 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
       np /= 2;
     b.in = calloc((size_t)np * np, sizeof *b.in);
     b.out = calloc((size_t)np * np, sizeof *b.out);
-    ok = b.in && b.out;
+    b.fin = calloc((size_t)np * np, sizeof *b.fin);
+    b.fout = calloc((size_t)np * np, sizeof *b.fout);
+    while ((2u << b.levels) <= n)
+      b.levels++;
+    b.room = malloc(((size_t)b.levels + 1) * n * sizeof *b.room);
+    ok = b.in && b.out && b.fin && b.fout && b.room;
   }
   double *best = ok ? malloc(np * sizeof *best) : NULL;
   if (!best) {
@@ -309,6 +439,7 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the iteration time");
   }
   operands(&b, seen);
+  rooms(&b, budget);
   for_stretches(&b, fill);
   capacities(&b, budget);
   double t = chain(&b, budget, best);

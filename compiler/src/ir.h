@@ -280,6 +280,7 @@ typedef struct sfc_ir {
   bool schedule_no_slack;   /* pipeline and tests: leave the packed plan's copies as scheduled */
   uint32_t slack_moved_in;  /* swap-ins issued earlier */
   uint32_t slack_moved_out; /* swap-out waits moved later */
+  bool slack_reverted;      /* the moves replayed slower and were undone */
 
   /* plan pass: the view emit writes and verify checks */
   sfc_plan_view_t plan;

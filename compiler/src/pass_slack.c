@@ -28,23 +28,27 @@
  * swap-outs step r waits for whose blocks share its bytes (they ended at r - 1, their
  * copies may still read them); a step waits for the swap-outs whose waits moved to it and
  * the swap-ins it reads. The swaps of one issue step are ordered by reader (the plan keeps
- * the IR's order within a step). The verifier checks the result like any plan;
- * test_schedule's test_slack checks on random graphs that it is never slower on sim.
+ * the IR's order within a step). The verifier checks the result like any plan. The
+ * moves are undone when the plan replays slower on sim with them (sfc_pass_slack, below);
+ * test_schedule's test_slack and test_slack_undone check both on random graphs.
  *
  * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
  * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
- * their places); O(steps + swaps + deps) to rebuild the dependencies.
+ * their places); O(steps + swaps + deps) to rebuild the dependencies; two sim replays
+ * (evaluate.h) and a copy of the blocks and swaps to judge the moves.
  *
  * Reads: config (policy, budget), blocks (offsets), swaps, deps, steps' deps, n_steps,
  * arena_bytes, schedule_no_slack. Writes: blocks' first_step and offset (swap-in
  * destinations) and last_step (swap-out sources), swaps' issue_step and order, deps,
  * n_deps, steps' dep_begin/dep_count, arena_bytes (when a block moved into the budget's
- * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out. Changes
- * nothing when the plan has no swaps.
+ * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out,
+ * slack_reverted. Changes nothing when the plan has no swaps. Reads pack_fast too (the
+ * tuners' candidates: the moves unjudged).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "evaluate.h"
 #include "passes.h"
 
 #define NONE SFC_PLAN_NONE
@@ -374,11 +378,7 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
   return SFC_OK;
 }
 
-sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
-  ir->slack_moved_in = ir->slack_moved_out = 0;
-  if (ir->n_swaps == 0 || ir->schedule_no_slack ||
-      ir->config->scheduler.policy != SFC_SCHED_WINDOW) /* the baselines stay theirs */
-    return SFC_OK;
+static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   slack_t s = {.ir = ir};
   s.dev = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.dev);
   s.waiter = malloc(((size_t)ir->n_swaps + 1) * sizeof *s.waiter);
@@ -437,5 +437,83 @@ sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
   free(s.waiter);
   free(s.by_blk);
   free(s.pos);
+  return st;
+}
+
+/* What the moves change, to put back when they made the replay slower. The deps array
+ * is the IR pool's (rebuild_deps allocates a new one), so the old one stays valid. */
+typedef struct snapshot {
+  sfc_block_t *blocks;
+  sfc_swap_t *swaps;
+  uint32_t (*step_deps)[2];
+  sfc_dep_t *deps;
+  uint32_t n_deps;
+  uint64_t arena_bytes;
+  bool packing_optimal;
+} snapshot_t;
+
+static void snapshot_free(snapshot_t *p) {
+  free(p->blocks);
+  free(p->swaps);
+  free(p->step_deps);
+}
+
+static bool snapshot_take(const sfc_ir_t *ir, snapshot_t *p) {
+  p->blocks = malloc(((size_t)ir->n_blocks + 1) * sizeof *p->blocks);
+  p->swaps = malloc(((size_t)ir->n_swaps + 1) * sizeof *p->swaps);
+  p->step_deps = malloc(((size_t)ir->n_steps + 1) * sizeof *p->step_deps);
+  if (!p->blocks || !p->swaps || !p->step_deps) {
+    snapshot_free(p);
+    return false;
+  }
+  memcpy(p->blocks, ir->blocks, (size_t)ir->n_blocks * sizeof *p->blocks);
+  memcpy(p->swaps, ir->swaps, (size_t)ir->n_swaps * sizeof *p->swaps);
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    p->step_deps[k][0] = ir->steps[k].dep_begin, p->step_deps[k][1] = ir->steps[k].dep_count;
+  p->deps = ir->deps;
+  p->n_deps = ir->n_deps;
+  p->arena_bytes = ir->arena_bytes;
+  p->packing_optimal = ir->packing_optimal;
+  return true;
+}
+
+static void snapshot_restore(sfc_ir_t *ir, const snapshot_t *p) {
+  memcpy(ir->blocks, p->blocks, (size_t)ir->n_blocks * sizeof *p->blocks);
+  memcpy(ir->swaps, p->swaps, (size_t)ir->n_swaps * sizeof *p->swaps);
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    ir->steps[k].dep_begin = p->step_deps[k][0], ir->steps[k].dep_count = p->step_deps[k][1];
+  ir->deps = p->deps;
+  ir->n_deps = p->n_deps;
+  ir->arena_bytes = p->arena_bytes;
+  ir->packing_optimal = p->packing_optimal;
+  ir->slack_moved_in = ir->slack_moved_out = 0;
+}
+
+/* The moves are kept only when the plan replays on sim no slower than without them (an
+ * earlier swap-in can wait there for a swap-out that shares its bytes and hold up the
+ * H2D engine's queue behind it): the pass never makes a plan slower. A plan the
+ * evaluator refuses gets the moves unjudged, and so do the tuners' candidates
+ * (pack_fast), which their own replay ranks: two replays each would cost the 55,151-step
+ * synthetic graph's twelve window candidates 5 s. */
+sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
+  ir->slack_moved_in = ir->slack_moved_out = 0;
+  ir->slack_reverted = false;
+  if (ir->n_swaps == 0 || ir->schedule_no_slack ||
+      ir->config->scheduler.policy != SFC_SCHED_WINDOW) /* the baselines stay theirs */
+    return SFC_OK;
+  snapshot_t snap = {0};
+  if (!snapshot_take(ir, &snap))
+    return oom(err);
+  sfc_eval_t before, after;
+  sfc_error_t ignored = {0};
+  bool judged = !ir->pack_fast && sfc_evaluate(ir, NULL, &before, &ignored) == SFC_OK;
+  sfc_status_t st = slack_moves(ir, err);
+  if (st == SFC_OK && judged && (ir->slack_moved_in || ir->slack_moved_out) &&
+      (sfc_evaluate(ir, NULL, &after, &ignored) != SFC_OK ||
+       after.predicted_iteration_s > before.predicted_iteration_s)) {
+    snapshot_restore(ir, &snap);
+    ir->slack_reverted = true;
+  }
+  snapshot_free(&snap);
   return st;
 }

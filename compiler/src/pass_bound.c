@@ -13,9 +13,11 @@
  *   would make it wait for j otherwise) for a tensor read after j, so at most
  *   cin_j = min(h2d * t_j, B - O_j, L_j) bytes arrive while j runs (L_j: the bytes
  *   live at j, not operands of j, used after j). A swap-out moving bytes during j reads
- *   a block written before j (rule 51) beside the blocks j writes (W_j), so at most
- *   cout_j = min(d2h * t_j, B - W_j) bytes leave while j runs. Copies during a stall
- *   are bounded by the link alone.
+ *   a block written before j (rule 51) beside the blocks j writes (W_j), and the copies
+ *   counted below save values written before j (or not persistent: a clean persistent
+ *   tensor's home holds it), so at most cout_j = min(d2h * t_j, B - W_j, D_j) bytes
+ *   leave while j runs (D_j: those values' bytes live at j). Copies during a stall are
+ *   bounded by the link alone.
  * - need_in(a, b): at the start of step a the device holds O_a and at most B - O_a
  *   bytes more, so of the tensors live at a that are read again by step b, at least
  *   O_a + (their bytes not in O_a) - B are absent and must arrive within the piece.
@@ -67,6 +69,8 @@ typedef struct bound {
   double *ops;            /* [n] O_j */
   double *written;        /* [n] W_j */
   double *later;          /* [n + 1] sweep of L_j */
+  double *dirty;          /* [n + 1] sweep of the bytes a needed swap-out could move at j */
+  double *dirty_ops;      /* [n] of them among j's operands (read, not written, at j) */
   double *c, *cin, *cout; /* [n + 1] prefix sums: compute s, swap-in and swap-out capacity */
   bool *partial;          /* [tensors] per-tile tensors */
   double work;            /* (stretch, point) pairs for the points chosen */
@@ -86,6 +90,8 @@ static void bound_free(bound_t *b) {
   free(b->ops);
   free(b->written);
   free(b->later);
+  free(b->dirty);
+  free(b->dirty_ops);
   free(b->c);
   free(b->cin);
   free(b->cout);
@@ -200,12 +206,16 @@ static void fill(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t t
   b->later[from] += bytes;
   b->later[to + 1] -= bytes;
   forced(b, t, bytes, from, to, next, last_write);
+  /* needs no copy out: a persistent tensor nothing wrote yet (its home holds it) */
+  bool clean = last_write == NONE && (ir->graph->tensors[t].flags & SFC_TENSOR_PERSISTENT);
+  if (!clean) {
+    b->dirty[from] += bytes;
+    b->dirty[to + 1] -= bytes;
+  }
   uint32_t p0 = b->ceil_pt[from], p1 = b->floor_pt[to];
   if (p1 < p0)
     return;
   uint32_t np = b->np, next_pt = b->ceil_pt[next];
-  /* needs no copy out: a persistent tensor nothing wrote yet (its home holds it) */
-  bool clean = last_write == NONE && (ir->graph->tensors[t].flags & SFC_TENSOR_PERSISTENT);
   uint32_t lw_pt = last_write == NONE ? 0 : b->floor_pt[last_write];
   for (uint32_t p = p0; p <= p1; p++) {
     b->in[(size_t)p * np + next_pt] += bytes;
@@ -238,16 +248,18 @@ static bool choose_points(bound_t *b, uint32_t np) {
 static void capacities(bound_t *b, uint64_t budget) {
   const sfc_ir_t *ir = b->ir;
   const sfc_config_t *cfg = ir->config;
-  double B = (double)budget, live = 0;
+  double B = (double)budget, live = 0, dirty = 0;
   b->c[0] = b->cin[0] = b->cout[0] = 0;
   for (uint32_t j = 0; j < b->n; j++) {
     live += b->later[j];
+    dirty += b->dirty[j];
     double t = ir->steps[j].time_us > 0 ? ir->steps[j].time_us * 1e-6 : 0;
     double in = cfg->device.h2d_bytes_per_s * t, out = cfg->device.d2h_bytes_per_s * t;
     double room = B - b->ops[j], wroom = B - b->written[j];
     in = in < room ? in : room;
     in = in < live ? in : live;
     out = out < wroom ? out : wroom;
+    out = out < dirty + b->dirty_ops[j] ? out : dirty + b->dirty_ops[j];
     b->c[j + 1] = b->c[j] + t;
     b->cin[j + 1] = b->cin[j] + (in > 0 ? in : 0);
     b->cout[j + 1] = b->cout[j] + (out > 0 ? out : 0);
@@ -269,10 +281,13 @@ static void rooms(bound_t *b, uint64_t budget) {
   }
 }
 
-static void operands(bound_t *b, uint32_t *seen) {
+/* O_j and W_j; and the operands read, not written, at j whose value a needed swap-out
+ * could be copying (written earlier in the iteration, or not a persistent tensor's:
+ * the clean ones' home holds them). wrote: [tensors] scratch. */
+static void operands(bound_t *b, uint32_t *seen, bool *wrote) {
   const sfc_ir_t *ir = b->ir;
   for (uint32_t t = 0; t < ir->graph->n_tensors; t++)
-    seen[t] = NONE;
+    seen[t] = NONE, wrote[t] = false;
   for (uint32_t j = 0; j < b->n; j++) {
     const sfc_step_t *s = &ir->steps[j];
     for (uint32_t i = 0; i < s->use_count; i++) {
@@ -280,16 +295,22 @@ static void operands(bound_t *b, uint32_t *seen) {
       if (u->box != NONE || b->partial[u->tensor] || seen[u->tensor] == j)
         continue;
       seen[u->tensor] = j;
-      double bytes = (double)ir->graph->tensors[u->tensor].bytes;
+      const sfc_tensor_t *x = &ir->graph->tensors[u->tensor];
+      double bytes = (double)x->bytes;
+      bool writes = false;
       b->ops[j] += bytes;
-      for (uint32_t k = 0; k < s->use_count; k++) {
+      for (uint32_t k = 0; k < s->use_count && !writes; k++) {
         const sfc_use_t *v = &ir->uses[s->use_begin + k];
-        if (v->tensor == u->tensor && (v->access & SFC_ACCESS_WRITE)) {
-          b->written[j] += bytes;
-          break;
-        }
+        writes = v->tensor == u->tensor && (v->access & SFC_ACCESS_WRITE);
       }
+      if (writes)
+        b->written[j] += bytes;
+      else if (wrote[u->tensor] || !(x->flags & SFC_TENSOR_PERSISTENT))
+        b->dirty_ops[j] += bytes;
     }
+    for (uint32_t i = 0; i < s->use_count; i++)
+      if (ir->uses[s->use_begin + i].access & SFC_ACCESS_WRITE)
+        wrote[ir->uses[s->use_begin + i].tensor] = true;
   }
 }
 
@@ -412,13 +433,16 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   b.ops = calloc(steps, sizeof *b.ops);
   b.written = calloc(steps, sizeof *b.written);
   b.later = calloc(steps + 1, sizeof *b.later);
+  b.dirty = calloc(steps + 1, sizeof *b.dirty);
+  b.dirty_ops = calloc(steps, sizeof *b.dirty_ops);
   b.c = malloc(steps * sizeof *b.c);
   b.cin = malloc(steps * sizeof *b.cin);
   b.cout = malloc(steps * sizeof *b.cout);
   b.partial = calloc((size_t)ir->graph->n_tensors + 1, sizeof *b.partial);
   uint32_t *seen = malloc(((size_t)ir->graph->n_tensors + 1) * sizeof *seen);
-  bool ok = b.at && b.ceil_pt && b.floor_pt && b.ops && b.written && b.later && b.c && b.cin &&
-            b.cout && b.partial && seen;
+  bool *wrote = malloc(((size_t)ir->graph->n_tensors + 1) * sizeof *wrote);
+  bool ok = b.at && b.ceil_pt && b.floor_pt && b.ops && b.written && b.later && b.dirty &&
+            b.dirty_ops && wrote && b.c && b.cin && b.cout && b.partial && seen;
   if (ok) {
     sfc_ft_mark_partial(ir, b.partial);
     while (!choose_points(&b, np) && np > 16)
@@ -435,10 +459,11 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   double *best = ok ? malloc(np * sizeof *best) : NULL;
   if (!best) {
     free(seen);
+    free(wrote);
     bound_free(&b);
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the iteration time");
   }
-  operands(&b, seen);
+  operands(&b, seen, wrote);
   rooms(&b, budget);
   for_stretches(&b, fill);
   capacities(&b, budget);
@@ -448,6 +473,7 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   ir->plan.meta.time_bound_s = ir->time_bound_s; /* plan format 1.4: sfc simulate prints it */
   free(best);
   free(seen);
+  free(wrote);
   bound_free(&b);
   return SFC_OK;
 }

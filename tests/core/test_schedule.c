@@ -517,6 +517,39 @@ static void test_time_bound(void) {
   sfc_graph_destroy(g);
 }
 
+/* A swap-out moves a value written before its step: beside the step that writes A1
+ * and A2 (300 B each, 100 us) nothing the bound needs out can move. op1 writes B (600
+ * B), op2 reads B, op3 reads A1 and A2, 10 us each; budget 1000, 1e7 B/s each way (100
+ * B per 10 us). At the start of step 1, B and A1, A2 need 1200 B: 200 B of A have left,
+ * all after step 0, so [0, 1) is 100 + 20 us (without the rule the copies beside step 0
+ * covered them: 100). [1, 2): 10 (A1, A2 were written before 1: nothing counts out; no
+ * read by 2 is absent). [2, 3): at 2, B and A1, A2 (read at 3) need 200 B in, 100 beside
+ * step 2: 10 + 10. [3, end): 10. The chain: 160 us (140 without the rule). The plan
+ * (one of A1, A2 leaves and comes back whole; neither copy fits beside steps 1 and 2):
+ * 190 us. */
+static void test_time_bound_dirty(void) {
+  sfc_graph_t *g = tg_new("bound_dirty");
+  uint32_t a[2] = {tg_tensor(g, "A1", 300, SFC_KIND_ACTIVATION),
+                   tg_tensor(g, "A2", 300, SFC_KIND_ACTIVATION)};
+  uint32_t B = tg_tensor(g, "B", 600, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 2, a);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &B);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 1, &B, 0, NULL);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 2, a, 0, NULL);
+  set_times(g, 10);
+  g->ops[0].time_us = 100;
+  sfc_config_t cfg = make_config(1000);
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_NEAR(ir.compute_s, 130e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 160e-6, 1e-12);
+  CHECK_NEAR(ir.predicted_iteration_s, 190e-6, 1e-12);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(uint32_t n) {
   return (uint32_t)(test_rand_next(&rng) % n);
@@ -897,6 +930,7 @@ int main(void) {
   RUN(test_infeasible_floor);
   RUN(test_nothing_changes);
   RUN(test_time_bound);
+  RUN(test_time_bound_dirty);
   RUN(test_random_budgets);
   RUN(test_window_tuner);
   RUN(test_sorted_waits);

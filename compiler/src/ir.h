@@ -280,7 +280,8 @@ typedef struct sfc_ir {
   bool schedule_no_slack;   /* pipeline and tests: leave the packed plan's copies as scheduled */
   uint32_t slack_moved_in;  /* swap-ins issued earlier */
   uint32_t slack_moved_out; /* swap-out waits moved later */
-  bool slack_reverted;      /* the moves replayed slower and were undone */
+  bool slack_reverted;      /* sfc_slack_judge: the moves replayed slower, undone */
+  void *slack_undo;         /* pass_slack.c: what the last moves changed (pool memory) */
 
   /* plan pass: the view emit writes and verify checks */
   sfc_plan_view_t plan;

@@ -29,21 +29,23 @@
  * copies may still read them); a step waits for the swap-outs whose waits moved to it and
  * the swap-ins it reads. The swaps of one issue step are ordered by reader (the plan keeps
  * the IR's order within a step). The verifier checks the result like any plan. The
- * moves are undone when the plan replays slower on sim with them (sfc_pass_slack, below);
- * test_schedule's test_slack and test_slack_undone check both on random graphs.
+ * moves are undone when the plan replays slower on sim with them (sfc_slack_judge, below,
+ * which the pipeline runs after the last round); test_schedule's test_slack and
+ * test_slack_undone check both on random graphs.
  *
  * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
  * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
- * their places); O(steps + swaps + deps) to rebuild the dependencies; two sim replays
- * (evaluate.h) and a copy of the blocks and swaps to judge the moves.
+ * their places); O(steps + swaps + deps) to rebuild the dependencies; a copy of the
+ * blocks and swaps; the judgement two sim replays (evaluate.h).
  *
  * Reads: config (policy, budget), blocks (offsets), swaps, deps, steps' deps, n_steps,
  * arena_bytes, schedule_no_slack. Writes: blocks' first_step and offset (swap-in
  * destinations) and last_step (swap-out sources), swaps' issue_step and order, deps,
  * n_deps, steps' dep_begin/dep_count, arena_bytes (when a block moved into the budget's
  * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out,
- * slack_reverted. Changes nothing when the plan has no swaps. Reads pack_fast too (the
- * tuners' candidates: the moves unjudged).
+ * slack_undo (a copy of what the moves change; not for the tuners' candidates,
+ * pack_fast), and sfc_slack_judge slack_reverted. Changes nothing when the plan has no
+ * swaps.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -440,80 +442,123 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   return st;
 }
 
-/* What the moves change, to put back when they made the replay slower. The deps array
- * is the IR pool's (rebuild_deps allocates a new one), so the old one stays valid. */
+/* What the moves changed, to put back when they made the replay slower: the blocks, the
+ * swaps (their order too), the steps' dependency ranges, the deps array (the IR pool's:
+ * rebuild_deps allocates a new one, so the old one stays valid), the arena size. One per
+ * IR, in its pool, grown when a round has more blocks, swaps or steps (ir->slack_undo). */
 typedef struct snapshot {
   sfc_block_t *blocks;
   sfc_swap_t *swaps;
   uint32_t (*step_deps)[2];
+  uint32_t cap_blocks, cap_swaps, cap_steps;
   sfc_dep_t *deps;
   uint32_t n_deps;
+  uint32_t moved_in, moved_out;
   uint64_t arena_bytes;
   bool packing_optimal;
+  bool valid; /* the last run of the pass moved something and kept this */
 } snapshot_t;
 
-static void snapshot_free(snapshot_t *p) {
-  free(p->blocks);
-  free(p->swaps);
-  free(p->step_deps);
-}
-
-static bool snapshot_take(const sfc_ir_t *ir, snapshot_t *p) {
-  p->blocks = malloc(((size_t)ir->n_blocks + 1) * sizeof *p->blocks);
-  p->swaps = malloc(((size_t)ir->n_swaps + 1) * sizeof *p->swaps);
-  p->step_deps = malloc(((size_t)ir->n_steps + 1) * sizeof *p->step_deps);
-  if (!p->blocks || !p->swaps || !p->step_deps) {
-    snapshot_free(p);
-    return false;
+static snapshot_t *snapshot_take(sfc_ir_t *ir) {
+  snapshot_t *p = ir->slack_undo;
+  if (!p && !(p = ir->slack_undo = sfc_pool_calloc(&ir->pool, 1, sizeof *p)))
+    return NULL;
+  if (p->cap_blocks < ir->n_blocks) {
+    p->blocks = sfc_pool_calloc(&ir->pool, (size_t)ir->n_blocks + 1, sizeof *p->blocks);
+    p->cap_blocks = p->blocks ? ir->n_blocks : 0;
   }
+  if (p->cap_swaps < ir->n_swaps) {
+    p->swaps = sfc_pool_calloc(&ir->pool, (size_t)ir->n_swaps + 1, sizeof *p->swaps);
+    p->cap_swaps = p->swaps ? ir->n_swaps : 0;
+  }
+  if (p->cap_steps < ir->n_steps) {
+    p->step_deps = sfc_pool_calloc(&ir->pool, (size_t)ir->n_steps + 1, sizeof *p->step_deps);
+    p->cap_steps = p->step_deps ? ir->n_steps : 0;
+  }
+  if (p->cap_blocks < ir->n_blocks || p->cap_swaps < ir->n_swaps || p->cap_steps < ir->n_steps)
+    return NULL;
   memcpy(p->blocks, ir->blocks, (size_t)ir->n_blocks * sizeof *p->blocks);
   memcpy(p->swaps, ir->swaps, (size_t)ir->n_swaps * sizeof *p->swaps);
   for (uint32_t k = 0; k < ir->n_steps; k++)
     p->step_deps[k][0] = ir->steps[k].dep_begin, p->step_deps[k][1] = ir->steps[k].dep_count;
   p->deps = ir->deps;
   p->n_deps = ir->n_deps;
+  p->moved_in = p->moved_out = 0;
   p->arena_bytes = ir->arena_bytes;
   p->packing_optimal = ir->packing_optimal;
-  return true;
+  return p;
 }
 
-static void snapshot_restore(sfc_ir_t *ir, const snapshot_t *p) {
-  memcpy(ir->blocks, p->blocks, (size_t)ir->n_blocks * sizeof *p->blocks);
-  memcpy(ir->swaps, p->swaps, (size_t)ir->n_swaps * sizeof *p->swaps);
-  for (uint32_t k = 0; k < ir->n_steps; k++)
+static void swap_bytes(void *a, void *b, size_t n) {
+  unsigned char *x = a, *y = b;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char t = x[i];
+    x[i] = y[i];
+    y[i] = t;
+  }
+}
+
+/* Exchanges the IR's state with the snapshot's: twice is the identity. */
+static void snapshot_swap(sfc_ir_t *ir, snapshot_t *p) {
+  swap_bytes(ir->blocks, p->blocks, (size_t)ir->n_blocks * sizeof *p->blocks);
+  swap_bytes(ir->swaps, p->swaps, (size_t)ir->n_swaps * sizeof *p->swaps);
+  for (uint32_t k = 0; k < ir->n_steps; k++) {
+    uint32_t b = ir->steps[k].dep_begin, c = ir->steps[k].dep_count;
     ir->steps[k].dep_begin = p->step_deps[k][0], ir->steps[k].dep_count = p->step_deps[k][1];
-  ir->deps = p->deps;
-  ir->n_deps = p->n_deps;
-  ir->arena_bytes = p->arena_bytes;
-  ir->packing_optimal = p->packing_optimal;
+    p->step_deps[k][0] = b, p->step_deps[k][1] = c;
+  }
+  sfc_dep_t *d = ir->deps;
+  ir->deps = p->deps, p->deps = d;
+  uint32_t n = ir->n_deps, mi = ir->slack_moved_in, mo = ir->slack_moved_out;
+  ir->n_deps = p->n_deps, p->n_deps = n;
+  ir->slack_moved_in = p->moved_in, p->moved_in = mi;
+  ir->slack_moved_out = p->moved_out, p->moved_out = mo;
+  uint64_t a = ir->arena_bytes;
+  ir->arena_bytes = p->arena_bytes, p->arena_bytes = a;
+  bool o = ir->packing_optimal;
+  ir->packing_optimal = p->packing_optimal, p->packing_optimal = o;
+}
+
+/* Keeps a copy of what the moves change (not for the tuners' candidates, pack_fast: their
+ * own replay ranks them), for sfc_slack_judge. */
+sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
   ir->slack_moved_in = ir->slack_moved_out = 0;
+  ir->slack_reverted = false;
+  snapshot_t *snap = ir->slack_undo;
+  if (snap)
+    snap->valid = false;
+  if (ir->n_swaps == 0 || ir->schedule_no_slack ||
+      ir->config->scheduler.policy != SFC_SCHED_WINDOW) /* the baselines stay theirs */
+    return SFC_OK;
+  if (!ir->pack_fast && !(snap = snapshot_take(ir)))
+    return oom(err);
+  sfc_status_t st = slack_moves(ir, err);
+  if (st == SFC_OK && snap && !ir->pack_fast)
+    snap->valid = ir->slack_moved_in || ir->slack_moved_out;
+  return st;
 }
 
 /* The moves are kept only when the plan replays on sim no slower than without them (an
  * earlier swap-in can wait there for a swap-out that shares its bytes and hold up the
- * H2D engine's queue behind it): the pass never makes a plan slower. A plan the
- * evaluator refuses gets the moves unjudged, and so do the tuners' candidates
- * (pack_fast), which their own replay ranks: two replays each would cost the 55,151-step
- * synthetic graph's twelve window candidates 5 s. */
-sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
-  ir->slack_moved_in = ir->slack_moved_out = 0;
-  ir->slack_reverted = false;
-  if (ir->n_swaps == 0 || ir->schedule_no_slack ||
-      ir->config->scheduler.policy != SFC_SCHED_WINDOW) /* the baselines stay theirs */
+ * H2D engine's queue behind it): the pass never makes a plan slower. Two replays, so the
+ * pipeline judges the last round's moves only (its earlier rounds are judged by what
+ * they pack to). A plan the evaluator refuses keeps the moves unjudged. */
+sfc_status_t sfc_slack_judge(sfc_ir_t *ir, sfc_error_t *err) {
+  (void)err;
+  snapshot_t *snap = ir->slack_undo;
+  if (!snap || !snap->valid)
     return SFC_OK;
-  snapshot_t snap = {0};
-  if (!snapshot_take(ir, &snap))
-    return oom(err);
+  snap->valid = false;
   sfc_eval_t before, after;
   sfc_error_t ignored = {0};
-  bool judged = !ir->pack_fast && sfc_evaluate(ir, NULL, &before, &ignored) == SFC_OK;
-  sfc_status_t st = slack_moves(ir, err);
-  if (st == SFC_OK && judged && (ir->slack_moved_in || ir->slack_moved_out) &&
-      (sfc_evaluate(ir, NULL, &after, &ignored) != SFC_OK ||
-       after.predicted_iteration_s > before.predicted_iteration_s)) {
-    snapshot_restore(ir, &snap);
+  if (sfc_evaluate(ir, NULL, &after, &ignored) != SFC_OK)
+    return SFC_OK;
+  snapshot_swap(ir, snap); /* the IR without the moves */
+  if (sfc_evaluate(ir, NULL, &before, &ignored) == SFC_OK &&
+      after.predicted_iteration_s > before.predicted_iteration_s) {
     ir->slack_reverted = true;
+    return SFC_OK;
   }
-  snapshot_free(&snap);
-  return st;
+  snapshot_swap(ir, snap); /* the moves back */
+  return SFC_OK;
 }

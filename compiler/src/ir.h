@@ -302,12 +302,18 @@ enum {
   SFC_PRIORITY_AREA = 0, /* bytes x gap length (the default) */
   SFC_PRIORITY_LENGTH,   /* gap length (Belady-like), then bytes */
   SFC_PRIORITY_BYTES,    /* bytes, then gap length */
+  SFC_PRIORITY_RECENT,   /* the latest use before the gap first (made last), then bytes */
   SFC_PRIORITY_COUNT
 };
 
 /* The tuner's timing modes per priority: early swap-ins and late swap-out waits, early
  * swap-ins only, neither. */
 enum { SFC_WINDOW_MODES = 4 };
+
+/* window: auto's candidates (sfc_window_candidate): every mode of the first three
+ * priorities, then the recent priority with the queue-ordered late waits only (the mode
+ * it wins with; all four would cost the largest graphs a quarter more tuning). */
+enum { SFC_WINDOW_CANDIDATES = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1 };
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

@@ -1471,6 +1471,11 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
                (g->bytes >> 24 < (UINT64_C(1) << 40) ? g->bytes >> 24 : (UINT64_C(1) << 40) - 1);
       else if (s->ir->schedule_priority == SFC_PRIORITY_BYTES)
         area = g->bytes;
+      else if (s->ir->schedule_priority == SFC_PRIORITY_RECENT) {      /* last used latest first */
+        uint64_t last = g->u0 == UINT32_MAX ? 0 : (uint64_t)g->u0 + 1; /* a HEAD: none */
+        area = (last < (UINT64_C(1) << 23) ? last : (UINT64_C(1) << 23) - 1) << 40 |
+               (g->bytes >> 24 < (UINT64_C(1) << 40) ? g->bytes >> 24 : (UINT64_C(1) << 40) - 1);
+      }
       keys[i] = (item_key_t){area, it->hi - it->lo, it->gap, it->kind, i};
     }
     qsort(keys, s->n_items, sizeof *keys, cmp_item_key);

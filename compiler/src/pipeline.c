@@ -238,12 +238,15 @@ static size_t pass_index(sfc_pass_fn fn) {
  * whose host staging fits host.staging_budget (else the fastest whose blocks fit; or, when none
  * does, the smallest). Deterministic: the sim is. Leaves the choice in schedule_priority
  * and schedule_no_prefetch; the caller reruns from blocks. */
-/* Candidate c of window: auto: eviction priority c / SFC_WINDOW_MODES, and mode
- * c % SFC_WINDOW_MODES: early swap-ins with late swap-out waits, early swap-ins only,
- * neither, or early swap-ins with late waits in queue order. */
-static void set_candidate(sfc_ir_t *ir, int c) {
-  int mode = c % SFC_WINDOW_MODES;
-  ir->schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
+/* Candidate c of window: auto (c < SFC_WINDOW_CANDIDATES): eviction priority
+ * c / SFC_WINDOW_MODES and mode c % SFC_WINDOW_MODES — early swap-ins with late swap-out
+ * waits, early swap-ins only, neither, early swap-ins with the late waits in queue order
+ * — for the first three priorities; the last candidate is the recent priority with the
+ * queue-ordered waits. */
+void sfc_window_candidate(sfc_ir_t *ir, int c) {
+  bool grid = c < SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1);
+  int mode = grid ? c % SFC_WINDOW_MODES : 3;
+  ir->schedule_priority = (uint8_t)(grid ? c / SFC_WINDOW_MODES : SFC_PRIORITY_RECENT);
   ir->schedule_lazy_waits = mode == 0 || mode == 3;
   ir->schedule_sorted_waits = mode == 3;
   ir->schedule_no_prefetch = mode == 2;
@@ -259,8 +262,8 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
   ir->window_ranked = 0;
   ir->pack_fast = true;
-  for (int c = 0; c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
-    set_candidate(ir, c);
+  for (int c = 0; c < SFC_WINDOW_CANDIDATES; c++) {
+    sfc_window_candidate(ir, c);
     for (size_t i = from; i <= to; i++) {
       sfc_status_t st = passes[i].fn(ir, err);
       if (st != SFC_OK) {
@@ -312,8 +315,8 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
       break; /* below the floor every candidate is scheduled for the floor */
   }
   ir->pack_fast = false;
-  set_candidate(ir, best);
-  ir->window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT;
+  sfc_window_candidate(ir, best);
+  ir->window_candidates = SFC_WINDOW_CANDIDATES;
   ir->predicted = false;
   return SFC_OK;
 }
@@ -525,7 +528,7 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
 }
 
 const char *sfc_priority_name(unsigned priority) {
-  static const char *const names[] = {"bytes x length", "length", "bytes"};
+  static const char *const names[] = {"bytes x length", "length", "bytes", "recent"};
   return priority < SFC_PRIORITY_COUNT ? names[priority] : "?";
 }
 
@@ -645,7 +648,7 @@ again:
                 "through them %s\n",
                 ir->window_rank[stage], t * 1e3, fits ? "" : " (over)", c,
                 more ? "too" : "again (it was better)");
-      set_candidate(ir, c);
+      sfc_window_candidate(ir, c);
       stage = more ? next : best_stage;
       rerun = !more;
       ir->schedule_budget = 0;

@@ -21,6 +21,10 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
 /* The window tuner's name for an SFC_PRIORITY_* value. */
 const char *sfc_priority_name(unsigned priority);
 
+/* Sets window: auto's candidate c (0 <= c < SFC_WINDOW_CANDIDATES): the eviction priority
+ * and the timing mode the tuner tries (tests set them one by one). */
+void sfc_window_candidate(sfc_ir_t *ir, int c);
+
 /* The pass names, in order, for --dump-after and --help. */
 const char *sfc_pass_name(size_t index); /* NULL past the last */
 

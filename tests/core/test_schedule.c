@@ -638,15 +638,12 @@ static void test_window_tuner(void) {
     CHECK_OK(compile(&ir, g, &cfg, &err), err);
     bool plain = ir.schedule_rounds == 1 && !ir.schedule_infeasible && ir.n_swaps > 0;
     double tuned = ir.predicted_iteration_s, best = INFINITY, worst = 0;
-    CHECK(ir.n_swaps == 0 || ir.window_candidates == SFC_WINDOW_MODES * SFC_PRIORITY_COUNT);
+    CHECK(ir.n_swaps == 0 || ir.window_candidates == SFC_WINDOW_CANDIDATES);
     sfc_ir_deinit(&ir);
-    for (int c = 0; plain && c < SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; c++) {
+    for (int c = 0; plain && c < SFC_WINDOW_CANDIDATES; c++) {
       sfc_ir_init(&ir, g, &cfg);
-      ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
-      ir.schedule_priority = (uint8_t)(c / SFC_WINDOW_MODES);
-      ir.schedule_lazy_waits = c % SFC_WINDOW_MODES == 0 || c % SFC_WINDOW_MODES == 3;
-      ir.schedule_sorted_waits = c % SFC_WINDOW_MODES == 3;
-      ir.schedule_no_prefetch = c % SFC_WINDOW_MODES == 2;
+      ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
+      sfc_window_candidate(&ir, c);
       CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
       if (ir.schedule_rounds == 1) {
         best = fmin(best, ir.predicted_iteration_s);
@@ -683,7 +680,7 @@ static void test_margin_refinement(void) {
       sfc_ir_t ir;
       sfc_error_t err = {0};
       sfc_ir_init(&ir, g, &cfg);
-      ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+      ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
       ir.schedule_lazy_waits = true;
       ir.schedule_no_refine = off;
       CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
@@ -724,7 +721,7 @@ static void test_sorted_waits(void) {
     sfc_ir_t ir;
     sfc_error_t err = {0};
     sfc_ir_init(&ir, g, &cfg);
-    ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+    ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
     ir.schedule_lazy_waits = ir.schedule_sorted_waits = true;
     ir.schedule_no_slack = true; /* the schedule pass's waits, before the slack pass's */
     CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
@@ -812,7 +809,7 @@ static void test_slack(void) {
     sfc_ir_t ir;
     sfc_error_t err = {0};
     sfc_ir_init(&ir, g, &cfg);
-    ir.window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+    ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
     ir.schedule_lazy_waits = round % 2 == 0;
     ir.schedule_no_slack = true;
     CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
@@ -877,7 +874,7 @@ static void test_slack_undone(void) {
     swap_at_t *a = NULL, *b = NULL;
     for (int k = 0; k < 2; k++) {
       sfc_ir_init(&ir[k], g, &cfg);
-      ir[k].window_candidates = SFC_WINDOW_MODES * SFC_PRIORITY_COUNT; /* skip the tuner */
+      ir[k].window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
       ir[k].schedule_lazy_waits = round % 2 == 0;
       ir[k].schedule_no_slack = true;
       CHECK_OK(sfc_compile_ir(&ir[k], NULL, &err), err);

@@ -74,7 +74,6 @@ typedef struct bound {
   double *c, *cin, *cout; /* [n + 1] prefix sums: compute s, swap-in and swap-out capacity */
   bool *partial;          /* [tensors] per-tile tensors */
   double work;            /* (stretch, point) pairs for the points chosen */
-  double budget;          /* B */
   double *room;           /* [levels * n] sparse table: min over 2^l steps of B - O_j */
   uint32_t levels;
   double *fin, *fout;     /* [np * np] forced copies' bytes (see forced_in / forced_out) */
@@ -269,10 +268,9 @@ static void capacities(bound_t *b, uint64_t budget) {
 /* B - O_j for every step, and the sparse table over it. */
 static void rooms(bound_t *b, uint64_t budget) {
   uint32_t n = b->n;
-  b->budget = (double)budget;
   b->out_t = b->out_lw = NONE;
   for (uint32_t j = 0; j < n; j++)
-    b->room[j] = b->budget - b->ops[j];
+    b->room[j] = (double)budget - b->ops[j];
   for (uint32_t l = 1; l <= b->levels; l++) {
     const double *lo = &b->room[(size_t)(l - 1) * n];
     double *r = &b->room[(size_t)l * n];

@@ -1441,6 +1441,14 @@ static bool init_host(sched_t *s) {
   return true;
 }
 
+/* A sort key: `first` (saturated at 2^23 - 1), ties broken by bytes (in 16 MiB units,
+ * saturated at 2^40 - 1). */
+static uint64_t then_bytes(uint64_t first, uint64_t bytes) {
+  uint64_t hi = first < (UINT64_C(1) << 23) ? first : (UINT64_C(1) << 23) - 1;
+  uint64_t lo = bytes >> 24 < (UINT64_C(1) << 40) ? bytes >> 24 : (UINT64_C(1) << 40) - 1;
+  return hi << 40 | lo;
+}
+
 /* Each gap's items (its time-aware interval: hidden or split; and the two widenings),
  * ranked, and the two trees: hidden intervals in ta, everything else in tb. */
 static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
@@ -1467,15 +1475,12 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
       uint64_t len = g->u1 - g->u0; /* bytes x gap length: saturates past 2^64 */
       uint64_t area = g->bytes > UINT64_MAX / len ? UINT64_MAX : g->bytes * len;
       if (s->ir->schedule_priority == SFC_PRIORITY_LENGTH) /* length first, bytes break ties */
-        area = (len < (UINT64_C(1) << 23) ? len : (UINT64_C(1) << 23) - 1) << 40 |
-               (g->bytes >> 24 < (UINT64_C(1) << 40) ? g->bytes >> 24 : (UINT64_C(1) << 40) - 1);
+        area = then_bytes(len, g->bytes);
       else if (s->ir->schedule_priority == SFC_PRIORITY_BYTES)
         area = g->bytes;
-      else if (s->ir->schedule_priority == SFC_PRIORITY_RECENT) {      /* last used latest first */
-        uint64_t last = g->u0 == UINT32_MAX ? 0 : (uint64_t)g->u0 + 1; /* a HEAD: none */
-        area = (last < (UINT64_C(1) << 23) ? last : (UINT64_C(1) << 23) - 1) << 40 |
-               (g->bytes >> 24 < (UINT64_C(1) << 40) ? g->bytes >> 24 : (UINT64_C(1) << 40) - 1);
-      }
+      else if (s->ir->schedule_priority == SFC_PRIORITY_RECENT) /* last used latest first */
+        area =
+            then_bytes(g->u0 == UINT32_MAX ? 0 : (uint64_t)g->u0 + 1 /* a HEAD: none */, g->bytes);
       keys[i] = (item_key_t){area, it->hi - it->lo, it->gap, it->kind, i};
     }
     qsort(keys, s->n_items, sizeof *keys, cmp_item_key);

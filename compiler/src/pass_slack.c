@@ -543,22 +543,20 @@ sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err) {
  * H2D engine's queue behind it): the pass never makes a plan slower. Two replays, so the
  * pipeline judges the last round's moves only (its earlier rounds are judged by what
  * they pack to). A plan the evaluator refuses keeps the moves unjudged. */
-sfc_status_t sfc_slack_judge(sfc_ir_t *ir, sfc_error_t *err) {
-  (void)err;
+void sfc_slack_judge(sfc_ir_t *ir) {
   snapshot_t *snap = ir->slack_undo;
   if (!snap || !snap->valid)
-    return SFC_OK;
+    return;
   snap->valid = false;
   sfc_eval_t before, after;
   sfc_error_t ignored = {0};
   if (sfc_evaluate(ir, NULL, &after, &ignored) != SFC_OK)
-    return SFC_OK;
+    return;
   snapshot_swap(ir, snap); /* the IR without the moves */
   if (sfc_evaluate(ir, NULL, &before, &ignored) == SFC_OK &&
       after.predicted_iteration_s > before.predicted_iteration_s) {
     ir->slack_reverted = true;
-    return SFC_OK;
+    return;
   }
   snapshot_swap(ir, snap); /* the moves back */
-  return SFC_OK;
 }

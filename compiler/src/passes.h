@@ -26,8 +26,9 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err); /* pass_schedule
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err);     /* pass_pack.c */
 sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err);    /* pass_slack.c */
 /* After the last round's slack pass (the pipeline; tests): undoes its moves when the plan
- * replays slower on sim with them (sets slack_reverted). Not a pass: two replays. */
-sfc_status_t sfc_slack_judge(sfc_ir_t *ir, sfc_error_t *err);
+ * replays slower on sim with them (sets slack_reverted). Not a pass: two replays. Cannot
+ * fail: a plan the evaluator refuses keeps its moves. */
+void sfc_slack_judge(sfc_ir_t *ir);
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err);   /* pass_plan.c */
 sfc_status_t sfc_pass_verify(sfc_ir_t *ir, sfc_error_t *err); /* pass_verify.c */
 sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err);  /* pass_bound.c */

@@ -27,7 +27,8 @@ and optimizer state swapped through their homes).
 another graph, a plan compiled with --batch, a graph without calls, a model that is not
 the graph's, a corrupt plan (exit 2); and an exporter miss made on purpose — the graph's
 batch-norm ops stripped of the running statistics they write — caught as a parameter
-that differs from eager PyTorch (exit 1).
+that differs from eager PyTorch (exit 1); and `host_homes`: a GPU tensor's value written
+into its host home intact (the CPU copy held until written; stop 26's H200 failure).
 
 `accumulate`: `--reference accumulate:K` (the plan run against in-core training in K
 micro-batches, gradients accumulated), float64 tiny-fcn with swaps within 1e-9, and
@@ -444,6 +445,44 @@ def errors(d):
           f"stripped batch-norm writes: rc {rc}: {err.strip()}")
 
 
+def host_homes():
+    """sfc-train writes a host-homed tensor's value into its home (write_host): a GPU
+    tensor's CPU copy must outlive the memmove. Stop 26's ResNet-50 on an H200 trained with
+    garbage at the start of host-homed tensors: the copy was a temporary, freed (and its
+    first bytes reused by the C allocator) before memmove read it; on the CPU `.cpu()`
+    returns the tensor itself, so no CPU run could see it. Here a stand-in for a GPU tensor
+    whose cpu() copy is overwritten with 0xFF the moment it is freed."""
+    import ctypes
+    import weakref
+    import numpy
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from sfcexport.train import write_host
+    kept = []
+
+    class OnGpu:
+        def __init__(self, data):
+            self.data = data
+
+        def detach(self):
+            return self
+
+        def cpu(self):  # a new CPU tensor each call, as a CUDA tensor's cpu() makes
+            buf = bytearray(self.data)
+            kept.append(buf)  # never freed here: only scribbled when the copy dies
+            arr = numpy.frombuffer(buf, dtype=numpy.uint8)
+            weakref.finalize(arr, lambda b: b.__setitem__(slice(None), b"\xff" * len(b)), buf)
+            return torch.from_numpy(arr)
+
+    data = bytes(range(256)) * 16
+    dst = (ctypes.c_char * len(data))()
+    write_host(ctypes.addressof(dst), OnGpu(data), len(data))
+    bad = sum(a != b for a, b in zip(bytes(dst), data))
+    check(bad == 0 and len(kept) == 1 and kept[0] == b"\xff" * len(data),
+          f"write_host: {bad} of {len(data)} bytes differ from the value (its CPU copy was "
+          f"freed before the write?)")
+
+
 def main():
     try:
         import torch  # noqa: F401
@@ -465,6 +504,7 @@ def main():
         if which in ("tiled", "all"):
             tiled(d)
         if which in ("errors", "all"):
+            host_homes()
             errors(d)
         if which in ("accumulate", "all"):
             accumulate(d)

@@ -242,6 +242,16 @@ class CudaMemory(HostMemory):
         self.raw(dst, n).copy_(self.raw(src, n))
 
 
+def write_host(addr, value, n):
+    """n bytes of tensor `value` into host memory at addr. A value on a GPU is copied to
+    the CPU first, and that copy is held until the bytes are written: passing
+    `untyped(value.cpu()).data_ptr()` straight to memmove frees the copy before memmove
+    reads it (CPython drops the temporaries once data_ptr() returns), and a plan's host
+    homes then start with whatever the C allocator left in freed memory."""
+    src = value.detach().cpu()
+    ctypes.memmove(addr, untyped(src).data_ptr(), n)
+
+
 def _overload(name):
     parts = name.split(".")
     if len(parts) != 3:
@@ -1079,7 +1089,7 @@ class Executor:
                 continue
             value = self.state[pt.graph_id]
             if where == "host":  # pinned host memory, whatever the device
-                ctypes.memmove(addr, untyped(value.detach().cpu()).data_ptr(), pt.bytes)
+                write_host(addr, value, pt.bytes)
             else:
                 self.mem.copy(addr, untyped(value).data_ptr(), pt.bytes)
 

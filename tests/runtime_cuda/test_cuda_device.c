@@ -929,6 +929,9 @@ int main(int argc, char **argv) {
   cu(drv.fn.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
   cu(drv.fn.cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
   if (files) {
+    /* a line per replay as it ends: a run killed for time (tools/gpu-check) shows how far
+     * it got, not a buffer that died with it */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int rc = replay_files(argc - 2, argv + 2);
     release_driver();
     return rc;

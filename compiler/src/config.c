@@ -219,18 +219,20 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "staging_budget", a, "pinned host staging limit; 0 = unlimited");
 }
 
-sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *err) {
+sfc_status_t sfc_config_check_consistent(const sfc_config_t *cfg, sfc_error_t *err) {
   const char *src = cfg->source;
-  sfc_config_t d;
-  sfc_config_defaults(&d);
-  if (!cfg->scheduler.window_auto)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: scheduler.window: a fixed window is not implemented yet (only auto: "
-                         "the window follows the budget and the op times)",
-                         src);
-  if (cfg->scheduler.prefetch_limit != 0)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "%s: scheduler.prefetch_limit: a limit is not implemented yet (only 0)",
-                         src);
+  sfc_sched_policy_t policy = cfg->scheduler.policy;
+  if (policy == SFC_SCHED_VDNN || policy == SFC_SCHED_LMS) { /* they issue their own leads */
+    const char *key = !cfg->scheduler.window_auto          ? "window"
+                      : cfg->scheduler.prefetch_limit != 0 ? "prefetch_limit"
+                                                           : NULL;
+    if (key)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "%s: scheduler.%s limits the window policy's swap-ins only; policy %s "
+                           "issues its own (%s): leave it at its default",
+                           src, key, sfc_sched_policy_name(policy),
+                           policy == SFC_SCHED_VDNN ? "one op ahead"
+                                                    : "l ops ahead, l from its auto-tuner");
+  }
   return SFC_OK;
 }

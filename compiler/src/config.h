@@ -144,12 +144,12 @@ sfc_status_t sfc_config_load_file(const char *path, sfc_config_t *cfg, sfc_error
 /* Writes cfg as a complete config v1 YAML document (loadable again, same values). */
 void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out);
 
-/* SFC_ERR_BAD_INPUT naming the first setting whose pass has not landed yet (a
- * scheduler policy other than none/window, a fixed window, a prefetch limit, tiling
- * mode on, tile limits other than the defaults), so no setting silently does
- * nothing; the pipeline calls it before the first pass. The loader still parses and
+/* SFC_ERR_BAD_INPUT naming a setting that would do nothing with the others: a fixed
+ * scheduler.window or a scheduler.prefetch_limit with policy vdnn or lms (they issue their
+ * swap-ins as the systems they model did), so no setting is silently ignored; the
+ * pipeline calls it before the first pass (after --policy). The loader still parses and
  * checks every value. */
-sfc_status_t sfc_config_check_implemented(const sfc_config_t *cfg, sfc_error_t *err);
+sfc_status_t sfc_config_check_consistent(const sfc_config_t *cfg, sfc_error_t *err);
 
 /* Each enum's names, indexed by its value: the config's spelling, which the loader reads
  * and sfc_config_write_yaml writes (one table each, for both). */

@@ -66,7 +66,12 @@
  * the compute time: time_bound_s is the maximum over k (for the floor when the
  * budget is below it).
  *
- * Reads: config (scheduler.policy, budget, link, host.staging_budget), graph tensors
+ * Limits: scheduler.prefetch_limit and a fixed scheduler.window give every step a floor
+ * (sfc_swap_in_floor): no swap-in read at step k is issued before floor[k] — the
+ * time-aware r_t, the prefetch and a homed tensor's load (limit_heads) all respect it.
+ *
+ * Reads: config (scheduler.policy, window, prefetch_limit, budget, link,
+ * host.staging_budget), graph tensors
  * (bytes, kind), steps (time_us), uses, live, live_bytes, use_steps, blocks,
  * schedule_budget. Writes: blocks, n_blocks, lower_bound, swaps, n_swaps, deps, n_deps,
  * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least(_step),
@@ -263,6 +268,8 @@ typedef struct sched {
   sfc_ir_t *ir;
   uint32_t n;          /* steps */
   double *prefix;      /* [n + 1] compute time (us) of steps before k */
+  uint32_t *in_floor;  /* [n] the earliest issue step of a swap-in read at step k
+                          (sfc_swap_in_floor), NULL: no limit */
   uint32_t *blk;       /* [tensors] its device block, NONE */
   uint32_t *write_pre; /* [n_use_steps + 1] writes among use_steps[0 .. j) */
   uint8_t *first_acc;  /* [tensors] access bits of its first use step */
@@ -334,6 +341,48 @@ static uint32_t last_covering(const sched_t *s, uint32_t to, uint32_t lo, uint32
   return lo;
 }
 
+bool sfc_swap_in_floor(const sfc_ir_t *ir, uint32_t **out) {
+  const sfc_config_t *cfg = ir->config;
+  uint32_t n = ir->n_steps, limit = cfg->scheduler.prefetch_limit;
+  uint64_t window = cfg->scheduler.window_auto ? 0 : cfg->scheduler.window_bytes;
+  *out = NULL;
+  if (cfg->scheduler.policy != SFC_SCHED_WINDOW || (limit == 0 && window == 0) || n == 0)
+    return true;
+  uint32_t *floor = malloc((size_t)n * sizeof *floor);
+  uint64_t *seq = malloc(((size_t)n + 1) * sizeof *seq); /* variable-sequence bytes before k */
+  if (!floor || !seq) {
+    free(floor);
+    free(seq);
+    return false;
+  }
+  seq[0] = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const sfc_step_t *st = &ir->steps[k];
+    uint64_t sum = seq[k];
+    for (uint32_t i = 0; i < st->use_count; i++) {
+      const sfc_use_t *u = &ir->uses[st->use_begin + i];
+      const sfc_tensor_t *x = &ir->graph->tensors[u->tensor];
+      uint64_t b = u->box == NONE ? x->bytes : sfc_ft_plan_box_bytes(x, &ir->boxes[u->box]);
+      sum = b > UINT64_MAX - sum ? UINT64_MAX : sum + b;
+    }
+    seq[k + 1] = sum;
+  }
+  for (uint32_t k = 0, r = 0; k < n; k++) {
+    uint32_t f = limit && k > limit ? k - limit : 0;
+    if (window) { /* the first r whose sequence from step r through step k fits the window */
+      while (r < k && seq[k + 1] - seq[r] > window)
+        r++;
+      if (seq[k + 1] - seq[r] > window)
+        r = k; /* the reader alone is larger: issued just before it */
+      f = r > f ? r : f;
+    }
+    floor[k] = f;
+  }
+  free(seq);
+  *out = floor;
+  return true;
+}
+
 /* The time-aware w_out and r_in of a gap (see the file comment). */
 static void place_copies(const sched_t *s, gap_t *g) {
   const sfc_config_t *cfg = s->ir->config;
@@ -349,6 +398,10 @@ static void place_copies(const sched_t *s, gap_t *g) {
     g->hideable = r != NONE;
     g->w_t = 0;
     g->r_t = r != NONE ? r : 1; /* absent at step 0 only, the rest of the copy stalls */
+    if (s->in_floor && g->r_t < s->in_floor[b]) { /* the limits: later, it stalls more */
+      g->hideable = false;
+      g->r_t = s->in_floor[b] > 1 ? s->in_floor[b] : 1;
+    }
     return;
   }
   if (g->end == GAP_TAIL) { /* a swap-out only: into the home, after the last use */
@@ -360,6 +413,8 @@ static void place_copies(const sched_t *s, gap_t *g) {
   }
   uint32_t w = first_covering(s, a, a, b - 1, t_out);
   uint32_t r = last_covering(s, b, a, b, t_in);
+  if (r != NONE && s->in_floor && r < s->in_floor[b])
+    r = NONE; /* hidden only by a swap-in issued earlier than the limits allow */
   g->hideable = w != NONE && r != NONE && r > w;
   if (g->hideable) {
     g->w_t = w;
@@ -372,6 +427,8 @@ static void place_copies(const sched_t *s, gap_t *g) {
   g->w_t = w == NONE ? b - 1 : w;
   r = last_covering(s, b, g->w_t + 1, b, need_in);
   g->r_t = r == NONE ? g->w_t + 1 : r;
+  if (s->in_floor && g->r_t < s->in_floor[b])
+    g->r_t = s->in_floor[b]; /* the limits: later, and the copy stalls more */
 }
 
 /* The gap's current absent steps [*lo, *hi] (empty when *lo > *hi). */
@@ -498,6 +555,29 @@ static uint32_t earliest_room(const sched_t *s, uint32_t lo, uint32_t hi, int64_
   return a;
 }
 
+/* scheduler.prefetch_limit, a fixed window (in_floor): a homed tensor that has a chosen
+ * gap is brought from its home at step 0 unless its HEAD gap is chosen too; where its
+ * first use reads it further ahead than the limits allow, the HEAD gap is chosen with
+ * its swap-in at the limit (fewer live bytes: the target still holds). Returns false
+ * when out of memory. */
+static bool limit_heads(sched_t *s) {
+  if (!s->in_floor)
+    return true;
+  uint8_t *swapped = calloc((size_t)s->ir->graph->n_tensors + 1, 1);
+  if (!swapped)
+    return false;
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    swapped[s->gaps[i].tensor] |= s->gaps[i].chosen;
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    const gap_t *g = &s->gaps[i]; /* a HEAD's u1 is a step (a TAIL's is n) */
+    if (g->end == GAP_HEAD && !g->chosen && swapped[g->tensor] && s->in_floor[g->u1] > 0 &&
+        (s->first_acc[g->tensor] & SFC_ACCESS_READ))
+      choose(s, i, 0, s->in_floor[g->u1]);
+  }
+  free(swapped);
+  return true;
+}
+
 /* Swap-ins complete in issue order, so one may wait behind others: on the compute
  * timeline without stalls, swap-in j (in reader order) must start by
  * s_j = min(start of step u1_j, s_(j+1)) - T_in_j (computed from the last reader back).
@@ -547,6 +627,8 @@ static bool prefetch(sched_t *s, int64_t target) {
     }
     if (a < floor_r) /* not ahead of a swap-in whose reader comes first */
       a = floor_r;
+    if (s->in_floor && a < s->in_floor[g->u1]) /* nor earlier than the limits allow */
+      a = s->in_floor[g->u1];
     if (a >= g->r_in) {
       floor_r = g->r_in;
       continue;
@@ -1209,6 +1291,7 @@ static void tune_lms(sched_t *s, const int64_t *live, int64_t target) {
 
 static void sched_free(sched_t *s) {
   free(s->prefix);
+  free(s->in_floor);
   free(s->blk);
   free(s->write_pre);
   free(s->first_acc);
@@ -1562,6 +1645,8 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
   for (uint32_t a = n_seq; a-- > 0;)
     unchoose(s, by_seq[a], target);
   free(by_seq);
+  if (!limit_heads(s))
+    return oom(err);
   if (!s->ir->schedule_no_prefetch) { /* the room they fill keeps the margin free */
     int64_t m = (int64_t)s->ir->schedule_prefetch_margin, room = m < target ? target - m : 0;
     s->ir->schedule_prefetched = prefetch(s, room);
@@ -1600,7 +1685,7 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   int64_t *live = calloc((size_t)s.n + 1, sizeof *live);
   stab_t ta = {0}, tb = {0};
   uint32_t *chosen = NULL;
-  if (!live) {
+  if (!live || !sfc_swap_in_floor(ir, &s.in_floor)) {
     st = oom(err);
     goto done;
   }

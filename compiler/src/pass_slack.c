@@ -20,8 +20,10 @@
  *     hole — bytes in [0, top) no other block holds at any step of [a, L] — at least its
  *     size, the smallest such hole (best fit), keeping one step absent after the tensor's
  *     previous residency, and not ahead of the swap-in before it in reader order (the
- *     H2D engine serves them in issue order). A hole for [a, L] is one for [a + 1, L]
- *     too, so a is found by binary search; its own bytes are always one (a = r).
+ *     H2D engine serves them in issue order), nor before the floor that
+ *     scheduler.prefetch_limit and a fixed window set (sfc_swap_in_floor). A hole for
+ *     [a, L] is one for [a + 1, L] too, so a is found by binary search; its own bytes
+ *     are always one (a = r).
  * Dependencies follow the schedule pass's rules with the new steps: a swap-in issued
  * before step r waits for step r - 1 (every earlier occupant of its bytes ended by then
  * and compute runs in order), for the swap-out that wrote its host copy, and for the
@@ -38,9 +40,9 @@
  * their places); O(steps + swaps + deps) to rebuild the dependencies; a copy of the
  * blocks and swaps; the judgement two sim replays (evaluate.h).
  *
- * Reads: config (policy, budget), blocks (offsets), swaps, deps, steps' deps, n_steps,
- * arena_bytes, schedule_no_slack. Writes: blocks' first_step and offset (swap-in
- * destinations) and last_step (swap-out sources), swaps' issue_step and order, deps,
+ * Reads: config (policy, budget, prefetch_limit, window), blocks (offsets), swaps, deps,
+ * steps' deps, n_steps, arena_bytes, schedule_no_slack. Writes: blocks' first_step and offset
+ * (swap-in destinations) and last_step (swap-out sources), swaps' issue_step and order, deps,
  * n_deps, steps' dep_begin/dep_count, arena_bytes (when a block moved into the budget's
  * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out,
  * slack_undo (a copy of what the moves change; not for the tuners' candidates,
@@ -66,9 +68,10 @@ typedef struct slack {
   uint32_t *waiter; /* [n_swaps] OUT: the step that waits for it; IN: its first reader */
   uint32_t *by_blk; /* [n_by] device blocks by (tensor, first_step) */
   uint32_t n_by;
-  uint32_t *pos; /* [n_blocks] a device block's place in by_blk */
-  uint64_t top;  /* blocks may move below it: the arena, or the budget it fits */
-  uint64_t work; /* blocks visited so far (SLACK_WORK) */
+  uint32_t *pos;      /* [n_blocks] a device block's place in by_blk */
+  uint64_t top;       /* blocks may move below it: the arena, or the budget it fits */
+  uint64_t work;      /* blocks visited so far (SLACK_WORK) */
+  uint32_t *in_floor; /* [n_steps] sfc_swap_in_floor, NULL: no limit */
 } slack_t;
 
 static bool shares(const sfc_block_t *a, const sfc_block_t *b) {
@@ -221,6 +224,8 @@ static bool move_issues(slack_t *s) {
     uint32_t lo = floor_r;
     if (prev != NONE && ir->blocks[prev].last_step + 2 > lo)
       lo = ir->blocks[prev].last_step + 2; /* one absent step stays */
+    if (s->in_floor && s->in_floor[(uint32_t)(keys[j] >> 32)] > lo)
+      lo = s->in_floor[(uint32_t)(keys[j] >> 32)]; /* prefetch_limit, a fixed window */
     /* the earliest issue step with a hole from there to the block's end (a hole for
      * [r, last] is one for [r + 1, last] too: binary search); its own bytes are one */
     uint32_t a = lo, z = b->first_step;
@@ -424,7 +429,7 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   s.top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
   sfc_status_t st = SFC_OK;
   move_waits(&s);
-  if (!move_issues(&s))
+  if (!sfc_swap_in_floor(ir, &s.in_floor) || !move_issues(&s))
     st = oom(err);
   if (st == SFC_OK && (ir->slack_moved_in || ir->slack_moved_out))
     st = rebuild_deps(&s, err);
@@ -439,6 +444,7 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   free(s.waiter);
   free(s.by_blk);
   free(s.pos);
+  free(s.in_floor);
   return st;
 }
 

@@ -17,6 +17,13 @@ typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
 uint32_t *sfc_group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
                             uint32_t **out_list);
 int sfc_cmp_u64(const void *a, const void *b); /* qsort's order of uint64_t keys */
+/* scheduler.prefetch_limit and a fixed scheduler.window (policy window only): *out =
+ * [n_steps] the earliest step a swap-in read at step k may be issued before — no more
+ * than prefetch_limit steps ahead of k, and no earlier than the first step r whose
+ * variable sequence (the bytes of every step's operands, in order) from r through k
+ * fits the window (k itself when step k alone does not) — or NULL when neither is set.
+ * Returns false when out of memory. The caller frees *out. */
+bool sfc_swap_in_floor(const sfc_ir_t *ir, uint32_t **out);
 
 sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err);    /* pass_steps.c */
 sfc_status_t sfc_pass_tile(sfc_ir_t *ir, sfc_error_t *err);     /* tiler.c */

@@ -534,7 +534,7 @@ const char *sfc_priority_name(unsigned priority) {
 
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
-  SFC_TRY(sfc_config_check_implemented(ir->config, err));
+  SFC_TRY(sfc_config_check_consistent(ir->config, err));
   ir->schedule_rounds = 1;
   rounds_t rounds = {0};
   size_t start = 0;
@@ -563,8 +563,7 @@ again:
       return SFC_OK;
     if (passes[i].fn == sfc_pass_blocks && ir->schedule_rounds == 1 && !ir->window_candidates &&
         !(opt && opt->stop_after) && ir->config->scheduler.policy == SFC_SCHED_WINDOW &&
-        ir->config->scheduler.window_auto && ir->config->budget_bytes &&
-        ir->lower_bound > ir->config->budget_bytes) {
+        ir->config->budget_bytes && ir->lower_bound > ir->config->budget_bytes) {
       SFC_TRY(tune_window(ir, opt, err));
       i = pass_index(sfc_pass_blocks) - 1; /* again, with the choice, and the real packer */
       continue;

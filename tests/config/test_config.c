@@ -788,19 +788,20 @@ static void test_limits(void) {
   CHECK(memcmp(&cfg, &before, sizeof cfg) == 0);
 }
 
-/* No setting silently does nothing: values whose pass has not landed parse, and the
- * pipeline's check names the first one. */
-static void test_not_implemented(void) {
+/* No setting silently does nothing: a fixed window or a prefetch limit parse with any
+ * policy, and the pipeline's check names one the policy would ignore (vdnn, lms). */
+static void test_consistent(void) {
   sfc_config_t c;
   sfc_error_t err = {0};
   sfc_config_defaults(&c);
-  CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+  CHECK_OK(sfc_config_check_consistent(&c, &err), err);
   c.scheduler.policy = SFC_SCHED_NONE;
   c.tiling.mode = SFC_TILING_OFF;
-  CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+  CHECK_OK(sfc_config_check_consistent(&c, &err), err);
   CHECK_OK(sfc_config_load_file(test_data("configs/override-all.yaml"), &c, &err), err);
-  CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
-  CHECK(strstr(err.message, "scheduler.window: a fixed window is not implemented") != NULL);
+  CHECK_EQ_I64(sfc_config_check_consistent(&c, &err), SFC_ERR_BAD_INPUT);
+  CHECK_CONTAINS(err.message, "override-all.yaml: scheduler.window limits the window policy's "
+                              "swap-ins only; policy lms issues its own");
   const char *tiling_ok[] = {"tiling:\n  mode: on\n",     "tiling:\n  max_tiles: 64\n",
                              "tiling:\n  min_tile: 8\n",  "tiling:\n  halo: seed\n",
                              "tiling:\n  grid: 16x16\n",  "tiling:\n  segments: longest\n",
@@ -808,23 +809,30 @@ static void test_not_implemented(void) {
   for (size_t i = 0; i < sizeof tiling_ok / sizeof tiling_ok[0]; i++) { /* the tiler landed */
     sfc_config_defaults(&c);
     CHECK_OK(sfc_config_load_buffer(tiling_ok[i], strlen(tiling_ok[i]), "t.yaml", &c, &err), err);
-    CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+    CHECK_OK(sfc_config_check_consistent(&c, &err), err);
   }
   for (int p = SFC_SCHED_NONE; p <= SFC_SCHED_LMS; p++) { /* every policy is implemented */
     sfc_config_defaults(&c);
     c.scheduler.policy = (sfc_sched_policy_t)p;
-    CHECK_OK(sfc_config_check_implemented(&c, &err), err);
+    CHECK_OK(sfc_config_check_consistent(&c, &err), err);
   }
-  const char *cases[][2] = {
-      {"scheduler:\n  window: 512MiB\n", "scheduler.window: a fixed window is not implemented"},
-      {"scheduler:\n  prefetch_limit: 3\n", "scheduler.prefetch_limit: a limit is not"},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    sfc_config_defaults(&c); /* a load layers the file over what c holds */
-    CHECK_OK(sfc_config_load_buffer(cases[i][0], strlen(cases[i][0]), "t.yaml", &c, &err), err);
-    CHECK_EQ_I64(sfc_config_check_implemented(&c, &err), SFC_ERR_BAD_INPUT);
-    CHECK_STR_EQ(strstr(err.message, cases[i][1]) ? cases[i][1] : err.message, cases[i][1]);
-  }
+  const char *limits[] = {"scheduler:\n  window: 512MiB\n", "scheduler:\n  prefetch_limit: 3\n"};
+  const char *key[] = {"scheduler.window", "scheduler.prefetch_limit"};
+  for (size_t i = 0; i < 2; i++)
+    for (int p = SFC_SCHED_NONE; p <= SFC_SCHED_LMS; p++) {
+      sfc_config_defaults(&c); /* a load layers the file over what c holds */
+      CHECK_OK(sfc_config_load_buffer(limits[i], strlen(limits[i]), "t.yaml", &c, &err), err);
+      c.scheduler.policy = (sfc_sched_policy_t)p;
+      if (p == SFC_SCHED_NONE || p == SFC_SCHED_WINDOW) { /* none: nothing to limit */
+        CHECK_OK(sfc_config_check_consistent(&c, &err), err);
+        continue;
+      }
+      CHECK_EQ_I64(sfc_config_check_consistent(&c, &err), SFC_ERR_BAD_INPUT);
+      char want[160];
+      snprintf(want, sizeof want, "t.yaml: %s limits the window policy's swap-ins only; policy %s",
+               key[i], sfc_sched_policy_name((sfc_sched_policy_t)p));
+      CHECK_CONTAINS(err.message, want);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -845,6 +853,6 @@ int main(int argc, char **argv) {
   RUN(test_errors_inline);
   RUN(test_accepted_forms);
   RUN(test_limits);
-  RUN(test_not_implemented);
+  RUN(test_consistent);
   return check_summary();
 }

@@ -953,6 +953,93 @@ static void test_slack_undone(void) {
   rng = saved;
 }
 
+/* Swap-ins issued too far ahead of their reader (swap_in_limit): -1 when the plan breaks
+ * scheduler.prefetch_limit or a fixed scheduler.window (counted here from the steps'
+ * operands, apart from sfc_swap_in_floor), else how many would break `limit` steps /
+ * `window` bytes if those were set (for a plan compiled without them). */
+static int swap_in_excess(const sfc_ir_t *ir, uint32_t limit, uint64_t window, bool set) {
+  uint32_t n = ir->n_steps;
+  uint64_t *seq = calloc((size_t)n + 1, sizeof *seq);
+  uint32_t *reader = malloc(((size_t)ir->n_swaps + 1) * sizeof *reader);
+  CHECK(seq && reader);
+  if (!seq || !reader) {
+    free(seq);
+    free(reader);
+    return -1;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    seq[k + 1] = seq[k];
+    for (uint32_t i = 0; i < ir->steps[k].use_count; i++) {
+      const sfc_use_t *u = &ir->uses[ir->steps[k].use_begin + i];
+      CHECK(u->box == SFC_PLAN_NONE); /* random graphs are not tiled */
+      seq[k + 1] += ir->graph->tensors[u->tensor].bytes;
+    }
+  }
+  for (uint32_t i = 0; i < ir->n_swaps; i++)
+    reader[i] = SFC_PLAN_NONE;
+  for (uint32_t k = n; k-- > 0;) /* the first step that waits for it */
+    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
+      if (d->kind == SFC_NODE_SWAP)
+        reader[d->index] = k;
+    }
+  int bad = 0;
+  for (uint32_t i = 0; i < ir->n_swaps; i++) {
+    uint32_t r = ir->swaps[i].issue_step, k = reader[i];
+    if (ir->swaps[i].direction != SFC_SWAP_IN || k == SFC_PLAN_NONE)
+      continue;
+    CHECK(r <= k);
+    bool over = (limit && r + limit < k) || (window && r < k && seq[k + 1] - seq[r] > window);
+    bad += over;
+  }
+  free(seq);
+  free(reader);
+  return set && bad ? -1 : bad;
+}
+
+/* scheduler.prefetch_limit and a fixed scheduler.window (sfc_swap_in_floor, the schedule
+ * and slack passes): random graphs at random budgets, through the tuner and every round,
+ * with a limit of 1 .. 4 steps or a window of 1/64 .. 1/4 of the whole variable
+ * sequence. Every plan verifies and no swap-in is issued further ahead of its reader
+ * than the limit allows; the same graphs compiled without the limit have such swap-ins
+ * (the limits bind: fails when the passes ignore them), and then more plans are slower
+ * with the limit than faster. */
+static void test_swap_in_limits(void) {
+  uint32_t plans = 0, binding = 0, slower = 0;
+  for (int round = 0; round < 60; round++) {
+    sfc_config_t cfg;
+    sfc_graph_t *g = graph_at_random_budget(&cfg, 1e6, 10, 3);
+    sfc_ir_t ir;
+    sfc_error_t err = {0};
+    CHECK_OK(compile(&ir, g, &cfg, &err), err);
+    uint64_t total = 0;
+    for (uint32_t u = 0; u < ir.n_uses; u++)
+      total += ir.graph->tensors[ir.uses[u].tensor].bytes;
+    uint32_t limit = round % 2 ? 1 + rnd(4) : 0;
+    uint64_t window = round % 2 ? 0 : total / (4u << rnd(5));
+    int before = ir.n_swaps ? swap_in_excess(&ir, limit, window, false) : 0;
+    double t0 = ir.predicted_iteration_s;
+    bool fit0 = ir.fits_budget;
+    sfc_ir_deinit(&ir);
+    cfg.scheduler.prefetch_limit = limit;
+    cfg.scheduler.window_auto = window == 0;
+    cfg.scheduler.window_bytes = window;
+    CHECK_OK(compile(&ir, g, &cfg, &err), err);
+    CHECK_OK(sfc_verify_plan(&ir.plan, ir.fits_budget, NULL, &err), err);
+    if (ir.n_swaps) {
+      plans++;
+      CHECK(swap_in_excess(&ir, limit, window, true) == 0);
+      binding += before > 0;
+      slower += before > 0 && fit0 && ir.fits_budget && ir.predicted_iteration_s > t0 * (1 + 1e-9);
+    }
+    sfc_ir_deinit(&ir);
+    sfc_graph_destroy(g);
+  }
+  fprintf(stderr, "  %u plans, %u where the limit binds, %u of them slower\n", plans, binding,
+          slower);
+  CHECK(plans >= 20 && binding >= 10 && slower >= 1);
+}
+
 int main(void) {
   RUN(test_one_gap_no_time);
   RUN(test_one_gap_hidden);
@@ -972,5 +1059,6 @@ int main(void) {
   RUN(test_margin_refinement);
   RUN(test_slack);
   RUN(test_slack_undone);
+  RUN(test_swap_in_limits);
   return check_summary();
 }

@@ -139,6 +139,12 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
               : ir->schedule_sorted_waits ? ", late swap-out waits in queue order"
               : ir->schedule_lazy_waits   ? ", late swap-out waits"
                                           : "");
+    if (cfg->scheduler.policy == SFC_SCHED_WINDOW && cfg->scheduler.prefetch_limit)
+      fprintf(out, "; swap-ins at most %u steps ahead", cfg->scheduler.prefetch_limit);
+    if (cfg->scheduler.policy == SFC_SCHED_WINDOW && !cfg->scheduler.window_auto) {
+      char w[32];
+      fprintf(out, "; window %s", sfc_format_size(cfg->scheduler.window_bytes, w, sizeof w));
+    }
     fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */

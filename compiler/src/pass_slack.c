@@ -224,8 +224,9 @@ static bool move_issues(slack_t *s) {
     uint32_t lo = floor_r;
     if (prev != NONE && ir->blocks[prev].last_step + 2 > lo)
       lo = ir->blocks[prev].last_step + 2; /* one absent step stays */
-    if (s->in_floor && s->in_floor[(uint32_t)(keys[j] >> 32)] > lo)
-      lo = s->in_floor[(uint32_t)(keys[j] >> 32)]; /* prefetch_limit, a fixed window */
+    uint32_t reader = (uint32_t)(keys[j] >> 32);
+    if (s->in_floor && s->in_floor[reader] > lo)
+      lo = s->in_floor[reader]; /* prefetch_limit, a fixed window */
     /* the earliest issue step with a hole from there to the block's end (a hole for
      * [r, last] is one for [r + 1, last] too: binary search); its own bytes are one */
     uint32_t a = lo, z = b->first_step;

@@ -14,7 +14,9 @@
  * loads it; predict replays the plan on the sim device in memory (evaluate.h) for the predicted
  * iteration time, and bound proves the least time any plan within the budget can take. With
  * window: auto, the tuner's choice and, when the final rounds undo it, its runner-up each run
- * blocks .. bound, and the better stays (end of sfc_compile_ir).
+ * blocks .. bound, and the better stays (end of sfc_compile_ir). Then the chosen plan's copy
+ * queues are reordered where it replays faster (sfc_slack_reorder), and its plan view,
+ * check and replay made again.
  * --dump-after PASS prints the IR after a pass (report.c).
  */
 #include "pipeline.h"
@@ -229,6 +231,14 @@ static size_t pass_index(sfc_pass_fn fn) {
   while (i < N_PASSES && passes[i].fn != fn)
     i++;
   return i;
+}
+
+/* Runs one pass outside the loop (its name prefixes an internal error). */
+static sfc_status_t run_pass(sfc_ir_t *ir, sfc_pass_fn fn, sfc_error_t *err) {
+  sfc_status_t st = fn(ir, err);
+  if (st == SFC_ERR_INTERNAL)
+    sfc_error_prefix(err, passes[pass_index(fn)].name);
+  return st;
 }
 
 /* window: auto. Runs blocks .. predict for each candidate (eviction priority x early
@@ -570,8 +580,9 @@ again:
     }
     uint64_t now = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
     uint64_t again = passes[i].fn == sfc_pass_slack ? reschedule_budget(ir, &rounds) : 0;
-    if (passes[i].fn == sfc_pass_slack && !again) /* the last round: keep its moves? */
+    if (passes[i].fn == sfc_pass_slack && !again) { /* the last round: keep its moves? */
       sfc_slack_judge(ir);
+    }
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32], c[32];
@@ -660,6 +671,25 @@ again:
       rounds = (rounds_t){0};
       start = pass_index(sfc_pass_blocks);
       goto again;
+    }
+  }
+  /* the plan chosen: its copies behind those waited for earlier, where it replays faster;
+   * then its plan view, the check and the replay again (the bound stays: it holds for any
+   * plan within the budget, and the reorder moves no block's bytes) */
+  if (!(opt && opt->stop_after)) {
+    double t0 = sfc_clock_seconds();
+    SFC_TRY(sfc_slack_reorder(ir, err));
+    if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
+      fprintf(dump,
+              "sfc: reorder: %u swap-ins and %u swap-outs issued behind copies waited for "
+              "earlier: %.3f ms -> %.3f ms on sim (%.3f ms)\n",
+              ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_reorder_s[0] * 1e3,
+              ir->slack_reorder_s[1] * 1e3, (sfc_clock_seconds() - t0) * 1e3);
+    if (ir->slack_delayed_in || ir->slack_delayed_out) {
+      SFC_TRY(run_pass(ir, sfc_pass_plan, err));
+      ir->plan.meta.time_bound_s = ir->time_bound_s;
+      SFC_TRY(run_pass(ir, sfc_pass_verify, err));
+      SFC_TRY(run_pass(ir, predict, err));
     }
   }
   return SFC_OK;

@@ -580,9 +580,8 @@ again:
     }
     uint64_t now = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
     uint64_t again = passes[i].fn == sfc_pass_slack ? reschedule_budget(ir, &rounds) : 0;
-    if (passes[i].fn == sfc_pass_slack && !again) { /* the last round: keep its moves? */
+    if (passes[i].fn == sfc_pass_slack && !again) /* the last round: keep its moves? */
       sfc_slack_judge(ir);
-    }
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32], c[32];

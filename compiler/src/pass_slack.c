@@ -42,7 +42,8 @@
  * and kept at the place where the plan replays fastest on sim, if faster than before;
  * repeated while something moves, within REORDER_WORK. Issuing later only shortens a
  * swap-in's block at its offset and leaves a swap-out's block as it is, so the packing
- * and the budget hold; the dependencies are rebuilt as below.
+ * and the budget hold; the dependencies are rebuilt as below, and each trial is undone with
+ * the snapshot sfc_slack_judge uses (slack_undo).
  *
  * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
  * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
@@ -397,6 +398,20 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
   return SFC_OK;
 }
 
+/* waiter[i]: the first step that waits for swap i (a swap-in's reader, the step that waits
+ * for a swap-out), or NONE. */
+static void find_waiters(slack_t *s) {
+  const sfc_ir_t *ir = s->ir;
+  for (uint32_t i = 0; i < ir->n_swaps; i++)
+    s->waiter[i] = NONE;
+  for (uint32_t k = 0; k < ir->n_steps; k++)
+    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
+      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
+      if (d->kind == SFC_NODE_SWAP && s->waiter[d->index] == NONE)
+        s->waiter[d->index] = k;
+    }
+}
+
 static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   slack_t s = {.ir = ir};
   s.dev = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.dev);
@@ -429,14 +444,7 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   }
   for (uint32_t p = 0; p < n_by; p++)
     s.pos[s.by_blk[p]] = p;
-  for (uint32_t i = 0; i < ir->n_swaps; i++)
-    s.waiter[i] = NONE;
-  for (uint32_t k = 0; k < ir->n_steps; k++)
-    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
-      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
-      if (d->kind == SFC_NODE_SWAP && s.waiter[d->index] == NONE)
-        s.waiter[d->index] = k;
-    }
+  find_waiters(&s);
   uint64_t budget = ir->config->budget_bytes;
   s.top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
   sfc_status_t st = SFC_OK;
@@ -501,7 +509,8 @@ static snapshot_t *snapshot_take(sfc_ir_t *ir) {
     p->step_deps[k][0] = ir->steps[k].dep_begin, p->step_deps[k][1] = ir->steps[k].dep_count;
   p->deps = ir->deps;
   p->n_deps = ir->n_deps;
-  p->moved_in = p->moved_out = 0;
+  p->moved_in = ir->slack_moved_in;
+  p->moved_out = ir->slack_moved_out;
   p->arena_bytes = ir->arena_bytes;
   p->packing_optimal = ir->packing_optimal;
   return p;
@@ -581,48 +590,6 @@ void sfc_slack_judge(sfc_ir_t *ir) {
 
 /* ---- the H2D queue in reader order (sfc_slack_reorder) -------------------------- */
 
-/* The readers again (the swaps' order changes with each rebuild_deps). */
-static void find_waiters(slack_t *s) {
-  const sfc_ir_t *ir = s->ir;
-  for (uint32_t i = 0; i < ir->n_swaps; i++)
-    s->waiter[i] = NONE;
-  for (uint32_t k = 0; k < ir->n_steps; k++)
-    for (uint32_t j = 0; j < ir->steps[k].dep_count; j++) {
-      const sfc_dep_t *d = &ir->deps[ir->steps[k].dep_begin + j];
-      if (d->kind == SFC_NODE_SWAP && s->waiter[d->index] == NONE)
-        s->waiter[d->index] = k;
-    }
-}
-
-/* What one trial changes: the swaps (rebuild_deps reorders them), the steps' dependency
- * ranges, the deps array (each rebuild allocates a new one in the pool), and the delayed
- * swap-in's block. */
-typedef struct trial {
-  sfc_swap_t *swaps;
-  uint32_t (*step_deps)[2];
-  sfc_dep_t *deps;
-  uint32_t n_deps, block, first_step;
-} trial_t;
-
-static void trial_save(const sfc_ir_t *ir, trial_t *t, uint32_t block) {
-  memcpy(t->swaps, ir->swaps, (size_t)ir->n_swaps * sizeof *t->swaps);
-  for (uint32_t k = 0; k < ir->n_steps; k++)
-    t->step_deps[k][0] = ir->steps[k].dep_begin, t->step_deps[k][1] = ir->steps[k].dep_count;
-  t->deps = ir->deps;
-  t->n_deps = ir->n_deps;
-  t->block = block;
-  t->first_step = ir->blocks[block].first_step;
-}
-
-static void trial_restore(sfc_ir_t *ir, const trial_t *t) {
-  memcpy(ir->swaps, t->swaps, (size_t)ir->n_swaps * sizeof *t->swaps);
-  for (uint32_t k = 0; k < ir->n_steps; k++)
-    ir->steps[k].dep_begin = t->step_deps[k][0], ir->steps[k].dep_count = t->step_deps[k][1];
-  ir->deps = t->deps;
-  ir->n_deps = t->n_deps;
-  ir->blocks[t->block].first_step = t->first_step;
-}
-
 /* Work (steps + swaps + dependencies per replay, summed) the trials may take in all (each
  * move kept replays once more, uncounted): past
  * it the queues stay as they are (0.1-0.5 s on ResNet-50, 0.55 s on the 55,151-step graph,
@@ -677,14 +644,12 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
   double best = ir->predicted ? ir->predicted_iteration_s : e.predicted_iteration_s;
   ir->slack_reorder_s[0] = best;
   slack_t s = {.ir = ir};
-  trial_t t = {0};
+  snapshot_t *undo = snapshot_take(ir); /* each trial's undo: the slack pass's own */
   uint64_t *keys = malloc(((size_t)ir->n_swaps + 1) * sizeof *keys);
   uint32_t *places = malloc(((size_t)ir->n_swaps + 1) * sizeof *places);
   s.waiter = malloc(((size_t)ir->n_swaps + 1) * sizeof *s.waiter);
-  t.swaps = malloc(((size_t)ir->n_swaps + 1) * sizeof *t.swaps);
-  t.step_deps = malloc(((size_t)ir->n_steps + 1) * sizeof *t.step_deps);
   sfc_status_t st = SFC_OK;
-  if (!keys || !places || !s.waiter || !t.swaps || !t.step_deps)
+  if (!undo || !keys || !places || !s.waiter)
     st = oom(err);
   double work = 0, per = (double)ir->n_steps + ir->n_swaps + ir->n_deps;
   bool again = st == SFC_OK;
@@ -710,16 +675,19 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
         qsort(places, np, sizeof *places, cmp_u32);
         uint32_t chosen = NONE;
         double chosen_s = best;
-        trial_save(ir, &t, w->device_block);
         for (uint32_t p = 0; p < np && st == SFC_OK && work + per <= REORDER_WORK; p++) {
           if (p > 0 && places[p] == places[p - 1])
             continue;
+          if (!snapshot_take(ir)) {
+            st = oom(err);
+            break;
+          }
           double time;
           st = try_issue(&s, i, places[p], &time, err);
           work += per;
           if (st == SFC_OK && time < chosen_s)
             chosen = places[p], chosen_s = time;
-          trial_restore(ir, &t);
+          snapshot_swap(ir, undo); /* the plan as it was */
         }
         if (st != SFC_OK || chosen == NONE)
           continue;
@@ -735,10 +703,10 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
     }
   }
   ir->slack_reorder_s[1] = best;
+  if (undo)
+    undo->valid = false; /* nothing for sfc_slack_judge to undo */
   free(keys);
   free(places);
   free(s.waiter);
-  free(t.swaps);
-  free(t.step_deps);
   return st;
 }

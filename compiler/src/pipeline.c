@@ -233,11 +233,11 @@ static size_t pass_index(sfc_pass_fn fn) {
   return i;
 }
 
-/* Runs one pass outside the loop (its name prefixes an internal error). */
-static sfc_status_t run_pass(sfc_ir_t *ir, sfc_pass_fn fn, sfc_error_t *err) {
-  sfc_status_t st = fn(ir, err);
+/* Runs pass i (its name prefixes an internal error). */
+static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
+  sfc_status_t st = passes[i].fn(ir, err);
   if (st == SFC_ERR_INTERNAL)
-    sfc_error_prefix(err, passes[pass_index(fn)].name);
+    sfc_error_prefix(err, passes[i].name);
   return st;
 }
 
@@ -275,11 +275,9 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   for (int c = 0; c < SFC_WINDOW_CANDIDATES; c++) {
     sfc_window_candidate(ir, c);
     for (size_t i = from; i <= to; i++) {
-      sfc_status_t st = passes[i].fn(ir, err);
+      sfc_status_t st = run_pass(ir, i, err);
       if (st != SFC_OK) {
         ir->pack_fast = false;
-        if (st == SFC_ERR_INTERNAL)
-          sfc_error_prefix(err, passes[i].name);
         return st;
       }
     }
@@ -560,10 +558,7 @@ again:
          ir->config->tiling.mode == SFC_TILING_FASTEST) &&
         !ir->n_tile_given && ir->config->budget_bytes && ir->schedule_rounds == 1)
       SFC_TRY(tune_tiling(ir, opt, err));
-    sfc_status_t st = passes[i].fn(ir, err);
-    if (st == SFC_ERR_INTERNAL)
-      sfc_error_prefix(err, passes[i].name);
-    SFC_TRY(st);
+    SFC_TRY(run_pass(ir, i, err));
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: pass %-9s %9.3f ms\n", passes[i].name, (sfc_clock_seconds() - t0) * 1e3);
     if (opt && opt->dump_after &&
@@ -685,10 +680,10 @@ again:
               ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_reorder_s[0] * 1e3,
               ir->slack_reorder_s[1] * 1e3, (sfc_clock_seconds() - t0) * 1e3);
     if (ir->slack_delayed_in || ir->slack_delayed_out) {
-      SFC_TRY(run_pass(ir, sfc_pass_plan, err));
+      SFC_TRY(run_pass(ir, pass_index(sfc_pass_plan), err));
       ir->plan.meta.time_bound_s = ir->time_bound_s;
-      SFC_TRY(run_pass(ir, sfc_pass_verify, err));
-      SFC_TRY(run_pass(ir, predict, err));
+      SFC_TRY(run_pass(ir, pass_index(sfc_pass_verify), err));
+      SFC_TRY(run_pass(ir, pass_index(predict), err));
     }
   }
   return SFC_OK;

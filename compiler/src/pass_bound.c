@@ -27,12 +27,16 @@
  *   absent, and left within the piece (after their write, before b).
  * - Forced copies (forced() below): a tensor larger than B - O_j holds no byte of the
  *   device while j runs, so its copies fall wholly into the windows around such steps,
- *   beside the compute of the steps inside those windows only.
+ *   beside the compute of the steps inside those windows only. A forced copy whose
+ *   stretch begins at a use at or after a is not one of the copies need_in counts
+ *   (those arrive before their tensor's first read after a): forced_after adds to it.
+ * - Whole tensors (atoms() below): blocks are whole, so the bytes need_in counts are
+ *   whole tensors, each with a copy that the compute of a .. its read hides only in part.
  * - piece(a, b) = compute(a .. b-1) + max((need_out - sum cout) / d2h,
- *   (need_in - sum cin) / h2d, (forced_out - sum cout after a) / d2h, (forced_in -
- *   sum cin after a) / h2d, the duplex terms (stall())), each shortfall >= 0: what the
- *   copies beside the steps of the piece cannot move, they move while the compute
- *   queue waits.
+ *   (need_in + forced_after - sum cin) / h2d, (forced_out - sum cout after a) / d2h,
+ *   (forced_in - sum cin after a) / h2d, the duplex terms (stall()), atom(a, b)), each
+ *   shortfall >= 0: what the copies beside the steps of the piece cannot move, they move
+ *   while the compute queue waits.
  *
  * The pieces are disjoint intervals of the iteration, so the longest chain (dynamic
  * programming over split points, O(P^2)) is a lower bound; the one-split bound of the
@@ -40,7 +44,7 @@
  * is kept. Tensors the tiler made per-tile count nowhere (less counted only weakens the
  * bound). Split points: every step up to MAX_POINTS, else evenly spaced steps (fewer
  * points only weaken it), fewer again while the pairs to fill exceed MAX_WORK.
- * Memory: four P x P tables of doubles (75 MB at P = 1536).
+ * Memory: six P x P tables of doubles (113 MB at P = 1536).
  * Runs once, after predict: the bound is reported, never used to choose a plan.
  *
  * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
@@ -76,7 +80,11 @@ typedef struct bound {
   double work;            /* (stretch, point) pairs for the points chosen */
   double *room;           /* [levels * n] sparse table: min over 2^l steps of B - O_j */
   uint32_t levels;
-  double *fin, *fout;     /* [np * np] forced copies' bytes (see forced_in / forced_out) */
+  double *fin, *fout; /* [np * np] forced copies' bytes (see forced_in / forced_out) */
+  double *fin_after;  /* [np * np] the forced copies in whose stretch begins at a point */
+  double *atom;       /* [np * np] whole tensors' least stall (atoms()) */
+  struct stretch *st; /* [n_st] every stretch (atoms()) */
+  uint32_t n_st;
   uint32_t out_t, out_lw; /* the last write whose forced copy out is counted */
 } bound_t;
 
@@ -97,6 +105,9 @@ static void bound_free(bound_t *b) {
   free(b->partial);
   free(b->room);
   free(b->fin);
+  free(b->fin_after);
+  free(b->atom);
+  free(b->st);
   free(b->fout);
 }
 
@@ -192,6 +203,8 @@ static void forced(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t
   if (j == NONE)
     return;
   b->fin[(size_t)b->floor_pt[j] * np + b->ceil_pt[next]] += bytes;
+  if (from > 0) /* the stretch begins after a use at from - 1 (else: before the iteration) */
+    b->fin_after[(size_t)b->floor_pt[from - 1] * np + b->ceil_pt[next]] += bytes;
   if (last_write == NONE || (b->out_t == t && b->out_lw == last_write))
     return;
   j = blocking_step(b, from, to, bytes, false);
@@ -220,6 +233,142 @@ static void fill(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t t
     b->in[(size_t)p * np + next_pt] += bytes;
     if (!clean)
       b->out[(size_t)p * np + lw_pt] += bytes;
+  }
+}
+
+typedef struct stretch {
+  double bytes;
+  uint32_t from, to, next;
+} stretch_t;
+
+static void count_stretch(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to,
+                          uint32_t next, uint32_t last_write) {
+  (void)t, (void)bytes, (void)from, (void)to, (void)next, (void)last_write;
+  b->n_st++;
+}
+
+static void keep_stretch(bound_t *b, uint32_t t, double bytes, uint32_t from, uint32_t to,
+                         uint32_t next, uint32_t last_write) {
+  (void)t, (void)last_write;
+  b->st[b->n_st++] = (stretch_t){bytes, from, to, next};
+}
+
+static int by_from(const void *x, const void *y) { /* a total order: the same on every libc */
+  const stretch_t *a = x, *c = y;
+  if (a->from != c->from)
+    return a->from < c->from ? -1 : 1;
+  if (a->to != c->to)
+    return a->to < c->to ? -1 : 1;
+  if (a->next != c->next)
+    return a->next < c->next ? -1 : 1;
+  return (a->bytes > c->bytes) - (a->bytes < c->bytes);
+}
+
+/* Stretch ids ordered by a key: by_key() sorts them (qsort has no context argument). */
+static const double *sort_key;
+static int by_key(const void *x, const void *y) {
+  uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+  double a = sort_key[i], c = sort_key[j];
+  return a < c ? -1 : a > c ? 1 : (i > j) - (i < j);
+}
+
+/* Merges the sorted run add[0 .. na) into the sorted list[0 .. n) (by key, then id). */
+static uint32_t merge_in(uint32_t *list, uint32_t n, const uint32_t *add, uint32_t na,
+                         const double *key) {
+  uint32_t i = n, j = na, o = n + na;
+  while (j > 0) {
+    uint32_t x = add[j - 1];
+    if (i > 0 && (key[list[i - 1]] > key[x] || (key[list[i - 1]] == key[x] && list[i - 1] > x)))
+      list[--o] = list[--i];
+    else
+      list[--o] = add[--j];
+  }
+  return n + na;
+}
+
+/* Whole tensors (2026-11-28). At the start of step a the device holds O_a and at most
+ * B - O_a bytes of the tensors live at a, read again after a (L_a): of them, tensors of
+ * at least E_a = O_a + |L_a| - B bytes hold no byte of the device (not resident, no
+ * swap-in in flight or reserved: blocks are whole). Such a tensor X, next read at r_X,
+ * arrives by one copy that starts after the start of a and ends before r_X starts, and
+ * the compute queue runs only steps a .. r_X - 1 meanwhile: it stalls at least
+ * slack_X = |X| / H2D - compute(a .. r_X - 1) within [start of a, start of r_X). Within
+ * a piece [a, b), the tensors read after b cost nothing there, so the piece stalls at
+ * least the least s such that the tensors read after b and those with slack_X <= s
+ * weigh E_a together (a quantile by slack; need_in counts the same bytes as a sum,
+ * this counts their sizes). atom[a][b] gets it, for every pair of points.
+ * The stretches open at a point are kept in two lists, by slack (slack_X + compute
+ * before a, which does not depend on a) and by next read, merged point by point; a
+ * Fenwick tree over the first list's ranks finds the quantile as b passes reads. */
+typedef struct atoms_scratch {
+  uint32_t *by_s, *by_n, *add, *rank;
+  double *key_s, *key_n, *fen;
+} atoms_scratch_t;
+
+static void atoms(bound_t *b, uint64_t budget, atoms_scratch_t *w) {
+  const sfc_config_t *cfg = b->ir->config;
+  double B = (double)budget, h2d = cfg->device.h2d_bytes_per_s;
+  uint32_t np = b->np, next_st = 0, k = 0;
+  if (h2d <= 0)
+    return;
+  for (uint32_t i = 0; i < b->n_st; i++) {
+    w->key_s[i] = b->st[i].bytes / h2d - b->c[b->st[i].next];
+    w->key_n[i] = b->st[i].next;
+  }
+  for (uint32_t p = 0; p + 1 < np; p++) {
+    uint32_t a = b->at[p], m = 0, na = 0;
+    for (uint32_t i = 0; i < k; i++) /* the stretches still open at a, in order */
+      if (b->st[w->by_s[i]].to >= a)
+        w->by_s[m++] = w->by_s[i];
+    for (uint32_t i = 0, mn = 0; i < k; i++)
+      if (b->st[w->by_n[i]].to >= a)
+        w->by_n[mn++] = w->by_n[i];
+    for (; next_st < b->n_st && b->st[next_st].from <= a; next_st++)
+      if (b->st[next_st].to >= a)
+        w->add[na++] = next_st;
+    sort_key = w->key_s;
+    qsort(w->add, na, sizeof *w->add, by_key);
+    merge_in(w->by_s, m, w->add, na, w->key_s);
+    sort_key = w->key_n;
+    qsort(w->add, na, sizeof *w->add, by_key);
+    k = merge_in(w->by_n, m, w->add, na, w->key_n);
+    double sum = 0;
+    for (uint32_t r = 0; r < k; r++) {
+      w->rank[w->by_s[r]] = r + 1;
+      sum += b->st[w->by_s[r]].bytes;
+    }
+    double E = b->ops[a] + sum - B;
+    if (E <= 0 || k == 0)
+      continue;
+    memset(w->fen, 0, ((size_t)k + 1) * sizeof *w->fen);
+    uint32_t top = 1, j = 0;
+    while (top * 2 <= k)
+      top *= 2;
+    double free_bytes = sum, s = 0;
+    for (uint32_t q = p + 1; q < np; q++) {
+      bool changed = false;
+      for (; j < k && b->st[w->by_n[j]].next <= b->at[q]; j++) {
+        uint32_t x = w->by_n[j];
+        for (uint32_t r = w->rank[x]; r <= k; r += r & -r)
+          w->fen[r] += b->st[x].bytes;
+        free_bytes -= b->st[x].bytes;
+        changed = true;
+      }
+      if (changed) {
+        double need = E - free_bytes;
+        s = 0;
+        if (need > 0) {
+          uint32_t pos = 0; /* the last rank whose prefix stays below need */
+          double acc = 0;
+          for (uint32_t step = top; step; step >>= 1)
+            if (pos + step <= k && acc + w->fen[pos + step] < need)
+              pos += step, acc += w->fen[pos];
+          double slack = w->key_s[w->by_s[pos < k ? pos : k - 1]] + b->c[a];
+          s = slack > 0 ? slack : 0;
+        }
+      }
+      b->atom[(size_t)p * np + q] = s;
+    }
   }
 }
 
@@ -316,16 +465,19 @@ static void operands(bound_t *b, uint32_t *seen, bool *wrote) {
  * the `forced` bytes beside no compute but that of the piece's steps after its first;
  * beside the compute at most `cap` bytes (`cap_late` beside the steps after the first). */
 typedef struct copies {
-  double need, forced, cap, cap_late;
+  double need, more, forced, cap, cap_late;
 } copies_t;
 
 /* The least stall of a piece: what the copies beside its compute (c seconds) cannot
  * move. In link-seconds (bytes / bandwidth) each direction must do w = max(need,
  * forced) / bw, and beside the compute at most W = cap / bw of it, and of the forced
  * bytes at most cap_late / bw: the rest waits, stall >= max(need - cap, forced -
- * cap_late) / bw. While both copy engines run, each runs at duplex x its bandwidth
- * (the sim device's rule), so per second of any interval the two together do at most
- * kappa = max(1, 2 duplex) link-seconds of work, and each alone at most 1: beside the
+ * cap_late) / bw. While both copy engines move data, the copy the sim device placed
+ * first runs at its bandwidth and the other at duplex x its own (the overlap is charged
+ * to the copy issued later), so per second of any interval the two together do at most
+ * kappa = 1 + duplex link-seconds of work, and each alone at most 1 (until 2026-11-28
+ * this said 2 duplex, as if both slowed down: a plan whose swap-out ran beside an
+ * earlier swap-in replayed below that bound, test_random_budgets at 3,000 rounds): beside the
  * compute at most min(kappa c, W_out + W_in), so stall >= (w_out + w_in - min(kappa c,
  * W_out + W_in)) / kappa; the same for the forced bytes alone, beside the compute of
  * the steps after the first (c_late) and their capacities. With duplex 1 those terms
@@ -339,7 +491,7 @@ static double direction(const copies_t *x, double bw, work_t *k) {
     *k = (work_t){0, 0, 0, 0};
     return 0;
   }
-  double need = x->need > 0 ? x->need : 0;
+  double need = (x->need > 0 ? x->need : 0) + x->more;
   *k = (work_t){(need > x->forced ? need : x->forced) / bw, x->cap / bw, x->forced / bw,
                 x->cap_late / bw};
   double s = (need - x->cap) / bw, f = k->forced - k->cap_late;
@@ -374,7 +526,7 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
   double duplex = cfg->device.duplex_factor > 0 && cfg->device.duplex_factor < 1
                       ? cfg->device.duplex_factor
                       : 1;
-  double kappa = 2 * duplex > 1 ? 2 * duplex : 1; /* both directions' work per second, at most */
+  double kappa = 1 + duplex; /* both directions' work per second, at most */
   uint32_t np = b->np;
   for (uint32_t a = 0; a < np; a++) { /* in: prefix over b; out: suffix over a */
     double *row = &b->in[(size_t)a * np];
@@ -384,12 +536,14 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
     for (uint32_t p = np - 1; p-- > 0;)
       row[p] += row[p + 1];
     double *fi = &b->fin[(size_t)a * np], *fo = &b->fout[(size_t)a * np];
+    double *fa = &b->fin_after[(size_t)a * np];
     for (uint32_t p = 1; p < np; p++) /* forced: prefix over b, then suffix over a */
-      fi[p] += fi[p - 1], fo[p] += fo[p - 1];
+      fi[p] += fi[p - 1], fo[p] += fo[p - 1], fa[p] += fa[p - 1];
   }
   for (uint32_t a = np - 1; a-- > 0;)
     for (uint32_t p = 0; p < np; p++) {
       b->fin[(size_t)a * np + p] += b->fin[(size_t)(a + 1) * np + p];
+      b->fin_after[(size_t)a * np + p] += b->fin_after[(size_t)(a + 1) * np + p];
       b->fout[(size_t)a * np + p] += b->fout[(size_t)(a + 1) * np + p];
     }
   best[0] = 0;
@@ -402,11 +556,14 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
       double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
       double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
       double c = b->c[sb] - b->c[sa];
-      const copies_t in = {need_in, b->fin[(size_t)p * np + q], b->cin[sb] - b->cin[sa],
-                           b->cin[sb] - b->cin[sa + 1]};
-      const copies_t out = {need_out, b->fout[(size_t)p * np + q], b->cout[sb] - b->cout[sa],
+      const copies_t in = {need_in, b->fin_after[(size_t)p * np + q], b->fin[(size_t)p * np + q],
+                           b->cin[sb] - b->cin[sa], b->cin[sb] - b->cin[sa + 1]};
+      const copies_t out = {need_out, 0, b->fout[(size_t)p * np + q], b->cout[sb] - b->cout[sa],
                             b->cout[sb] - b->cout[sa + 1]};
-      double t = best[p] + c + stall(&in, h2d, &out, d2h, c, b->c[sb] - b->c[sa + 1], kappa);
+      double st = stall(&in, h2d, &out, d2h, c, b->c[sb] - b->c[sa + 1], kappa);
+      if (b->atom[(size_t)p * np + q] > st)
+        st = b->atom[(size_t)p * np + q];
+      double t = best[p] + c + st;
       if (t > best[q])
         best[q] = t;
     }
@@ -448,11 +605,13 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
     b.in = calloc((size_t)np * np, sizeof *b.in);
     b.out = calloc((size_t)np * np, sizeof *b.out);
     b.fin = calloc((size_t)np * np, sizeof *b.fin);
+    b.fin_after = calloc((size_t)np * np, sizeof *b.fin_after);
+    b.atom = calloc((size_t)np * np, sizeof *b.atom);
     b.fout = calloc((size_t)np * np, sizeof *b.fout);
     while ((2u << b.levels) <= n)
       b.levels++;
     b.room = malloc(((size_t)b.levels + 1) * n * sizeof *b.room);
-    ok = b.in && b.out && b.fin && b.fout && b.room;
+    ok = b.in && b.out && b.fin && b.fin_after && b.atom && b.fout && b.room;
   }
   double *best = ok ? malloc(np * sizeof *best) : NULL;
   if (!best) {
@@ -465,6 +624,29 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   rooms(&b, budget);
   for_stretches(&b, fill);
   capacities(&b, budget);
+  b.n_st = 0;
+  for_stretches(&b, count_stretch);
+  size_t n_st = b.n_st;
+  b.st = malloc((n_st + 1) * sizeof *b.st);
+  atoms_scratch_t w = {malloc((n_st + 1) * sizeof *w.by_s),  malloc((n_st + 1) * sizeof *w.by_n),
+                       malloc((n_st + 1) * sizeof *w.add),   malloc((n_st + 1) * sizeof *w.rank),
+                       malloc((n_st + 1) * sizeof *w.key_s), malloc((n_st + 1) * sizeof *w.key_n),
+                       malloc((n_st + 1) * sizeof *w.fen)};
+  if (b.st && w.by_s && w.by_n && w.add && w.rank && w.key_s && w.key_n && w.fen) {
+    b.n_st = 0;
+    for_stretches(&b, keep_stretch);
+    qsort(b.st, b.n_st, sizeof *b.st, by_from);
+    atoms(&b, budget, &w);
+  } else {
+    ok = false;
+  }
+  free(w.by_s), free(w.by_n), free(w.add), free(w.rank), free(w.key_s), free(w.key_n);
+  free(w.fen);
+  if (!ok) {
+    free(best), free(seen), free(wrote);
+    bound_free(&b);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the iteration time");
+  }
   double t = chain(&b, budget, best);
   if (t > ir->time_bound_s)
     ir->time_bound_s = t;

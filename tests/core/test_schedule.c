@@ -473,21 +473,23 @@ static void test_nothing_changes(void) {
  * [0, 1): at step 1, B and A (written at 0) need 2000 - 1500 = 500 B out, 100 beside
  * step 0: 10 + 400 / 1e7 = 50 us; [1, 2): at 1, B and A (read at 2) need 500 B in, 100
  * beside step 1; at 2, A and B (written at 1) 500 out, 100 beside: 400 B each way left,
- * 40 us each alone; but with the default device's duplex factor 0.7 both directions
- * together move at most 1.4 link-seconds per second, and beside step 1 at most 14 us of
- * the 20 they could, so the wait is (50 + 50 - 14) / 1.4 = 61.43 us: 71.43 us; [2, 3):
- * at 2, A and B (read at 3) 500 in, 100 beside: 50 us; [3, end): 10 us. That chain:
- * 181.43 us (160 us with duplex 1). But neither tensor fits beside the other step's
+ * 40 us each alone; with the default device's duplex factor 0.7 both directions together
+ * move at most 1.7 link-seconds per second (the sim runs the copy it placed first at full
+ * rate, the other at 0.7 of its own), and beside step 1 at most 17 us of the 20 they
+ * could, so the wait is max(40, (50 + 50 - 17) / 1.7 = 48.82) us: 58.82 us; [2, 3): at 2,
+ * A and B (read at 3) 500 in, 100 beside: 50 us; [3, end): 10 us. That chain: 168.82 us
+ * (160 us with duplex 1). But neither tensor fits beside the other step's
  * operands (1000 > 1500 - 1000), so A holds no byte during step 1 and B none during step
  * 2: all of A leaves between steps 0 and 1 and comes back between steps 1 and 2, all of B
  * leaves between steps 1 and 2 and comes back between 2 and 3, beside no compute (the
  * forced copies): [0, 1): 10 + 100; [1, 2): 10 + A in and B out together, 200
- * link-seconds... at 1.4 per second: 142.86; [2, 3): 10 + 100; [3, end): 10. The chain:
- * 382.86 us (340 us with duplex 1: the two copies between steps 1 and 2 side by side at
- * full speed), the optimum: no schedule waits less. Both leave (A at step 1, B at step 2), with
- * copies of 100 us that nothing hides: A out [10, 110], step 1 [110, 120], B out [120, 220]; A's
- * swap-in, issued before step 2, waits for B's swap-out (step 2 waits for it, and A may land on B's
- * bytes) [220, 320]; step 2 [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
+ * link-seconds... at 1.7 per second: 117.65; [2, 3): 10 + 100; [3, end): 10. The chain:
+ * 357.65 us (340 us with duplex 1: the two copies between steps 1 and 2 side by side at
+ * full speed; 382.86 before 2026-11-28, when the bound took 1.4 link-seconds per second,
+ * as if both copies slowed down, which the sim does not do). Both leave (A at step 1, B at step 2),
+ * with copies of 100 us that nothing hides: A out [10, 110], step 1 [110, 120], B out [120, 220];
+ * A's swap-in, issued before step 2, waits for B's swap-out (step 2 waits for it, and A may land on
+ * B's bytes) [220, 320]; step 2 [320, 330]; B in [330, 430]; step 3 [430, 440]: 440 us. */
 static void test_time_bound(void) {
   sfc_graph_t *g = tg_new("bound");
   uint32_t A = tg_tensor(g, "A", 1000, SFC_KIND_ACTIVATION);
@@ -505,7 +507,7 @@ static void test_time_bound(void) {
   CHECK_EQ_U64(ir.n_swaps, 4);
   CHECK_NEAR(ir.compute_s, 40e-6, 1e-12);
   CHECK_NEAR(ir.time_bound_split_s, 100e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 110e-6 + (10e-6 + 200e-6 / 1.4) + 110e-6 + 10e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 110e-6 + (10e-6 + 200e-6 / 1.7) + 110e-6 + 10e-6, 1e-12);
   CHECK_NEAR(ir.predicted_iteration_s, 440e-6, 1e-12);
   CHECK(ir.predicted_iteration_s >= ir.time_bound_s);
   CHECK_NEAR(ir.plan.meta.time_bound_s, ir.time_bound_s, 0); /* plan format 1.4 */
@@ -524,7 +526,9 @@ static void test_time_bound(void) {
  * all after step 0, so [0, 1) is 100 + 20 us (without the rule the copies beside step 0
  * covered them: 100). [1, 2): 10 (A1, A2 were written before 1: nothing counts out; no
  * read by 2 is absent). [2, 3): at 2, B and A1, A2 (read at 3) need 200 B in, 100 beside
- * step 2: 10 + 10. [3, end): 10. The chain: 160 us (140 without the rule). The plan
+ * step 2: 10 + 10 by bytes; but blocks are whole (atoms()): one of A1, A2 (300 B) holds no
+ * byte at the start of step 2, and its 30 us copy has only step 2 beside it: 10 + 20.
+ * [3, end): 10. The chain: 170 us (160 counting bytes, 140 without the rule). The plan
  * (one of A1, A2 leaves and comes back whole; neither copy fits beside steps 1 and 2):
  * 190 us. */
 static void test_time_bound_dirty(void) {
@@ -544,8 +548,42 @@ static void test_time_bound_dirty(void) {
   CHECK_OK(compile(&ir, g, &cfg, &err), err);
   CHECK(ir.fits_budget);
   CHECK_NEAR(ir.compute_s, 130e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 160e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 170e-6, 1e-12);
   CHECK_NEAR(ir.predicted_iteration_s, 190e-6, 1e-12);
+  sfc_ir_deinit(&ir);
+  sfc_graph_destroy(g);
+}
+
+/* Whole tensors (pass_bound.c atoms()): X and Y (1000 B each, written by steps 0 and 1,
+ * read by step 3) and step 2's 600 B output W do not fit a 2000 B budget together, so
+ * at the start of step 2 one of X and Y holds no byte of the device, and comes back by
+ * one copy of 100 us (1e7 B/s) beside step 2 alone (60 us): 40 us of stall in [2, 3).
+ * The byte count alone (need_in) lets 600 B of them move beside step 2's 60 us: no
+ * stall. The chain: [0, 2) 20 + 50 (600 B out by step 2, 100 beside step 1: the rule
+ * above), [2, 3) 60 + 40, [3, end) 10: 180 us (140 without whole tensors). The plan: X
+ * leaves after step 0 (10 -> 110 us), step 2 runs 110 -> 170, X returns 170 -> 270, step
+ * 3 ends at 280 us. */
+static void test_time_bound_atoms(void) {
+  sfc_graph_t *g = tg_new("bound_atoms");
+  uint32_t X = tg_tensor(g, "X", 1000, SFC_KIND_ACTIVATION);
+  uint32_t Y = tg_tensor(g, "Y", 1000, SFC_KIND_ACTIVATION);
+  uint32_t W = tg_tensor(g, "W", 600, SFC_KIND_ACTIVATION);
+  uint32_t xy[2] = {X, Y};
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &X);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &Y);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 0, NULL, 1, &W);
+  tg_op(g, "op3", SFC_PHASE_BACKWARD, 2, xy, 0, NULL);
+  set_times(g, 10);
+  g->ops[2].time_us = 60;
+  sfc_config_t cfg = make_config(2000);
+  cfg.device.duplex_factor = 1;
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, &cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_NEAR(ir.compute_s, 90e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, 180e-6, 1e-12);
+  CHECK_NEAR(ir.predicted_iteration_s, 280e-6, 1e-12);
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(g);
 }
@@ -1131,6 +1169,7 @@ int main(void) {
   RUN(test_nothing_changes);
   RUN(test_time_bound);
   RUN(test_time_bound_dirty);
+  RUN(test_time_bound_atoms);
   RUN(test_recent_priority);
   RUN(test_random_budgets);
   RUN(test_window_tuner);

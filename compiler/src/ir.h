@@ -277,15 +277,16 @@ typedef struct sfc_ir {
   double pack_seconds;
 
   /* slack pass: copies moved into the packed arena's free bytes */
-  bool schedule_no_slack;     /* pipeline and tests: leave the packed plan's copies as scheduled */
-  uint32_t slack_moved_in;    /* swap-ins issued earlier */
-  uint32_t slack_moved_out;   /* swap-out waits moved later */
-  bool schedule_no_reorder;   /* tests: leave the chosen plan's copy queues as they are */
-  uint32_t slack_delayed_in;  /* sfc_slack_reorder: copies issued later, behind those */
-  uint32_t slack_delayed_out; /*   waited for earlier (swap-ins, swap-outs) */
-  double slack_reorder_s[2];  /*   the replay before and after them (0: not run) */
-  bool slack_reverted;        /* sfc_slack_judge: the moves replayed slower, undone */
-  void *slack_undo;           /* pass_slack.c: what the last moves changed (pool memory) */
+  bool schedule_no_slack;      /* pipeline and tests: leave the packed plan's copies as scheduled */
+  uint32_t slack_moved_in;     /* swap-ins issued earlier */
+  uint32_t slack_moved_out;    /* swap-out waits moved later */
+  bool schedule_no_reorder;    /* tests: leave the chosen plan's copy queues as they are */
+  uint32_t slack_delayed_in;   /* sfc_slack_reorder: copies issued later, behind those */
+  uint32_t slack_delayed_out;  /*   waited for earlier (swap-ins, swap-outs) */
+  uint32_t slack_advanced_out; /* sfc_slack_reorder: swap-outs issued earlier */
+  double slack_reorder_s[2];   /*   the replay before and after them (0: not run) */
+  bool slack_reverted;         /* sfc_slack_judge: the moves replayed slower, undone */
+  void *slack_undo;            /* pass_slack.c: what the last moves changed (pool memory) */
 
   /* plan pass: the view emit writes and verify checks */
   sfc_plan_view_t plan;

@@ -282,6 +282,7 @@ typedef struct sched {
   /* host.staging_budget (select_gaps): pinned bytes per step of the chosen gaps' host
    * blocks, each tensor's block span so far ([hlo, hhi], hlo NONE before any) */
   bool host_on;
+  bool early_out; /* swap-outs issued after the tensor's last write (out_issue) */
   int64_t host_cap;
   maxtree_t host;
   uint32_t *hlo, *hhi;
@@ -290,6 +291,21 @@ typedef struct sched {
 /* The first absent step the gap can have (HEAD: step 0). */
 static uint32_t gap_lo(const gap_t *g) {
   return g->end == GAP_HEAD ? 0 : g->u0 + 1;
+}
+
+/* The step before which gap g's swap-out is issued: right after the tensor's last write
+ * at or before u0, so the D2H engine starts as soon as the value is final (the steps
+ * between only read it, and a copy may read beside them: rule 53 orders writes only);
+ * u0 + 1 for the baselines, whose systems copy after the use. A gap with no write before
+ * it in this iteration (its residency only read) needs no swap-out. */
+static uint32_t out_issue(const sched_t *s, const gap_t *g) {
+  if (!s->early_out || g->end == GAP_HEAD)
+    return g->u0 + 1;
+  uint32_t base = s->ir->live[g->tensor].use_begin;
+  for (uint32_t j = g->use + 1; j-- > 0;)
+    if (s->write_pre[base + j + 1] > s->write_pre[base + j])
+      return s->ir->use_steps[base + j] + 1;
+  return g->u0 + 1;
 }
 
 /* The first use after the gap's (HEAD: use 0). */
@@ -761,7 +777,7 @@ static void host_span(const sched_t *s, const gap_t *g, uint32_t *lo, uint32_t *
     *lo = 0;
     *hi = s->n - 1;
   } else {
-    *lo = g->u0 + 1;
+    *lo = out_issue(s, g);
     *hi = g->u1;
   }
   if (s->hlo[t] != NONE) {
@@ -1058,7 +1074,7 @@ static sfc_status_t emit_schedule(sched_t *s, const uint32_t *chosen, uint32_t n
     sfc_block_t base = *x;
     base.flags &= ~SFC_BLOCK_PERSISTENT;
     host[h] = (sfc_block_t){.tensor = t,
-                            .first_step = home ? 0 : s->gaps[chosen[c]].u0 + 1,
+                            .first_step = home ? 0 : out_issue(s, &s->gaps[chosen[c]]),
                             .last_step = n - 1,
                             .flags = home ? SFC_BLOCK_PERSISTENT : 0,
                             .box = NONE,
@@ -1661,6 +1677,7 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
 sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   reset_schedule(ir);
   sched_t s = {.ir = ir, .n = ir->n_steps};
+  s.early_out = ir->config->scheduler.policy == SFC_SCHED_WINDOW;
   s.prefix = malloc(((size_t)s.n + 1) * sizeof *s.prefix);
   if (!s.prefix)
     return oom(err);

@@ -332,8 +332,12 @@ static sfc_status_t rebuild_deps(slack_t *s, sfc_error_t *err) {
     sfc_swap_t *w = &ir->swaps[i];
     uint32_t begin = at;
     if (w->direction == SFC_SWAP_OUT) {
-      for (uint32_t j = 0; j < w->dep_count; j++)
-        deps[at++] = ir->deps[w->dep_begin + j];
+      for (uint32_t j = 0; j < w->dep_count; j++) {
+        sfc_dep_t d = ir->deps[w->dep_begin + j];
+        if (d.kind == SFC_NODE_STEP && d.index >= w->issue_step) /* issued earlier now */
+          d.index = w->issue_step - 1;
+        deps[at++] = d;
+      }
     } else {
       uint32_t r = w->issue_step;
       if (r > 0)
@@ -631,8 +635,73 @@ static sfc_status_t try_issue(slack_t *s, uint32_t i, uint32_t step, double *tim
   return SFC_OK;
 }
 
+/* The earliest step swap-out i may be issued before: right after the last step before its
+ * issue that writes its block (the value is final then: the steps after only read it, and
+ * a copy may read beside them, rule 53), with its host block live there (the schedule pass
+ * reserves it from there). NONE when that is not earlier than now. */
+static uint32_t earliest_out(const sfc_ir_t *ir, const sfc_swap_t *w) {
+  const sfc_block_t *b = &ir->blocks[w->device_block], *h = &ir->blocks[w->host_block];
+  for (uint32_t k = w->issue_step; k-- > b->first_step;) {
+    const sfc_step_t *st = &ir->steps[k];
+    for (uint32_t j = 0; j < st->use_count; j++) {
+      const sfc_use_t *u = &ir->uses[st->use_begin + j];
+      if (u->tensor == w->tensor && (u->access & SFC_ACCESS_WRITE)) {
+        uint32_t r = k + 1 > h->first_step ? k + 1 : h->first_step;
+        return r < w->issue_step ? r : NONE;
+      }
+    }
+  }
+  return NONE; /* filled by a swap-in and never written since: no swap-out to move */
+}
+
+/* Swap-outs issued earlier, towards the last write of their blocks (the file comment):
+ * in waiter order, each tried at its earliest step and behind each copy waited for no
+ * later that is issued in between; kept where the plan replays fastest, if faster. */
+static sfc_status_t advance_outs(slack_t *s, snapshot_t *undo, uint64_t *keys, uint32_t *places,
+                                 double *best, sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  double work = 0, per = (double)ir->n_steps + ir->n_swaps + ir->n_deps;
+  uint32_t n = queue_keys(s, SFC_SWAP_OUT, keys);
+  for (uint32_t j = 0; j < n && work + per <= REORDER_WORK; j++) {
+    uint32_t i = (uint32_t)keys[j], waiter = (uint32_t)(keys[j] >> 32);
+    const sfc_swap_t *w = &ir->swaps[i];
+    uint32_t lo = earliest_out(ir, w), np = 0;
+    if (lo == NONE)
+      continue;
+    places[np++] = lo;
+    for (uint32_t q = 0; q < n && (uint32_t)(keys[q] >> 32) <= waiter; q++) {
+      uint32_t r = ir->swaps[(uint32_t)keys[q]].issue_step;
+      if (q != j && r > lo && r < w->issue_step)
+        places[np++] = r;
+    }
+    qsort(places, np, sizeof *places, cmp_u32);
+    uint32_t chosen = NONE;
+    double chosen_s = *best;
+    for (uint32_t p = 0; p < np && work + per <= REORDER_WORK; p++) {
+      if (p > 0 && places[p] == places[p - 1])
+        continue;
+      if (!snapshot_take(ir))
+        return oom(err);
+      double time;
+      SFC_TRY(try_issue(s, i, places[p], &time, err));
+      work += per;
+      if (time < chosen_s)
+        chosen = places[p], chosen_s = time;
+      snapshot_swap(ir, undo);
+    }
+    if (chosen == NONE)
+      continue;
+    double time;
+    SFC_TRY(try_issue(s, i, chosen, &time, err));
+    *best = time;
+    ir->slack_advanced_out++;
+    n = queue_keys(s, SFC_SWAP_OUT, keys);
+  }
+  return SFC_OK;
+}
+
 sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
-  ir->slack_delayed_in = ir->slack_delayed_out = 0;
+  ir->slack_delayed_in = ir->slack_delayed_out = ir->slack_advanced_out = 0;
   ir->slack_reorder_s[0] = ir->slack_reorder_s[1] = 0;
   if (ir->n_swaps == 0 || ir->schedule_no_slack || ir->schedule_no_reorder || ir->pack_fast ||
       ir->config->scheduler.policy != SFC_SCHED_WINDOW)
@@ -702,6 +771,8 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
       }
     }
   }
+  if (st == SFC_OK && undo)
+    st = advance_outs(&s, undo, keys, places, &best, err);
   ir->slack_reorder_s[1] = best;
   if (undo)
     undo->valid = false; /* nothing for sfc_slack_judge to undo */

@@ -676,10 +676,11 @@ again:
     if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
       fprintf(dump,
               "sfc: reorder: %u swap-ins and %u swap-outs issued behind copies waited for "
-              "earlier: %.3f ms -> %.3f ms on sim (%.3f ms)\n",
-              ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_reorder_s[0] * 1e3,
-              ir->slack_reorder_s[1] * 1e3, (sfc_clock_seconds() - t0) * 1e3);
-    if (ir->slack_delayed_in || ir->slack_delayed_out) {
+              "earlier, %u swap-outs issued earlier: %.3f ms -> %.3f ms on sim (%.3f ms)\n",
+              ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_advanced_out,
+              ir->slack_reorder_s[0] * 1e3, ir->slack_reorder_s[1] * 1e3,
+              (sfc_clock_seconds() - t0) * 1e3);
+    if (ir->slack_delayed_in || ir->slack_delayed_out || ir->slack_advanced_out) {
       SFC_TRY(run_pass(ir, pass_index(sfc_pass_plan), err));
       ir->plan.meta.time_bound_s = ir->time_bound_s;
       SFC_TRY(run_pass(ir, pass_index(sfc_pass_verify), err));

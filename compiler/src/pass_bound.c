@@ -264,25 +264,24 @@ static int by_from(const void *x, const void *y) { /* a total order: the same on
   return (a->bytes > c->bytes) - (a->bytes < c->bytes);
 }
 
-/* Stretch ids ordered by a key: by_key() sorts them (qsort has no context argument). */
-static const double *sort_key;
-static int by_key(const void *x, const void *y) {
-  uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-  double a = sort_key[i], c = sort_key[j];
-  return a < c ? -1 : a > c ? 1 : (i > j) - (i < j);
+/* A stretch's slack key and id, sorted once (atoms()). */
+typedef struct slack_key {
+  double key;
+  uint32_t id;
+} slack_key_t;
+
+static int by_slack_key(const void *x, const void *y) {
+  const slack_key_t *a = x, *c = y;
+  if (a->key != c->key)
+    return a->key < c->key ? -1 : 1;
+  return (a->id > c->id) - (a->id < c->id);
 }
 
-/* Merges the sorted run add[0 .. na) into the sorted list[0 .. n) (by key, then id). */
-static uint32_t merge_in(uint32_t *list, uint32_t n, const uint32_t *add, uint32_t na,
-                         const double *key) {
+/* Merges the sorted run add[0 .. na) into the sorted list[0 .. n). */
+static uint32_t merge_in(uint64_t *list, uint32_t n, const uint64_t *add, uint32_t na) {
   uint32_t i = n, j = na, o = n + na;
-  while (j > 0) {
-    uint32_t x = add[j - 1];
-    if (i > 0 && (key[list[i - 1]] > key[x] || (key[list[i - 1]] == key[x] && list[i - 1] > x)))
-      list[--o] = list[--i];
-    else
-      list[--o] = add[--j];
-  }
+  while (j > 0)
+    list[--o] = i > 0 && list[i - 1] > add[j - 1] ? list[--i] : add[--j];
   return n + na;
 }
 
@@ -297,12 +296,15 @@ static uint32_t merge_in(uint32_t *list, uint32_t n, const uint32_t *add, uint32
  * least the least s such that the tensors read after b and those with slack_X <= s
  * weigh E_a together (a quantile by slack; need_in counts the same bytes as a sum,
  * this counts their sizes). atom[a][b] gets it, for every pair of points.
- * The stretches open at a point are kept in two lists, by slack (slack_X + compute
- * before a, which does not depend on a) and by next read, merged point by point; a
- * Fenwick tree over the first list's ranks finds the quantile as b passes reads. */
+ * The stretches open at a point are kept in two sorted lists, by slack rank (slack_X +
+ * the compute before a does not depend on a, so the stretches are ranked once) and by
+ * (next read, id), merged point by point; a Fenwick tree over the first list's positions
+ * finds the quantile as b passes reads. */
 typedef struct atoms_scratch {
-  uint32_t *by_s, *by_n, *add, *rank;
-  double *key_s, *key_n, *fen;
+  uint64_t *by_s, *by_n, *add_s, *add_n; /* open at a point: slack ranks; next << 32 | id */
+  uint32_t *id_of, *rank_of, *pos; /* rank -> stretch, stretch -> rank, -> place in by_s + 1 */
+  slack_key_t *keys;
+  double *fen;
 } atoms_scratch_t;
 
 static void atoms(bound_t *b, uint64_t budget, atoms_scratch_t *w) {
@@ -311,31 +313,33 @@ static void atoms(bound_t *b, uint64_t budget, atoms_scratch_t *w) {
   uint32_t np = b->np, next_st = 0, k = 0;
   if (h2d <= 0)
     return;
-  for (uint32_t i = 0; i < b->n_st; i++) {
-    w->key_s[i] = b->st[i].bytes / h2d - b->c[b->st[i].next];
-    w->key_n[i] = b->st[i].next;
-  }
+  for (uint32_t i = 0; i < b->n_st; i++)
+    w->keys[i] = (slack_key_t){b->st[i].bytes / h2d - b->c[b->st[i].next], i};
+  qsort(w->keys, b->n_st, sizeof *w->keys, by_slack_key);
+  for (uint32_t r = 0; r < b->n_st; r++)
+    w->id_of[r] = w->keys[r].id, w->rank_of[w->keys[r].id] = r;
   for (uint32_t p = 0; p + 1 < np; p++) {
     uint32_t a = b->at[p], m = 0, na = 0;
     for (uint32_t i = 0; i < k; i++) /* the stretches still open at a, in order */
-      if (b->st[w->by_s[i]].to >= a)
+      if (b->st[w->id_of[w->by_s[i]]].to >= a)
         w->by_s[m++] = w->by_s[i];
     for (uint32_t i = 0, mn = 0; i < k; i++)
-      if (b->st[w->by_n[i]].to >= a)
+      if (b->st[(uint32_t)w->by_n[i]].to >= a)
         w->by_n[mn++] = w->by_n[i];
     for (; next_st < b->n_st && b->st[next_st].from <= a; next_st++)
-      if (b->st[next_st].to >= a)
-        w->add[na++] = next_st;
-    sort_key = w->key_s;
-    qsort(w->add, na, sizeof *w->add, by_key);
-    merge_in(w->by_s, m, w->add, na, w->key_s);
-    sort_key = w->key_n;
-    qsort(w->add, na, sizeof *w->add, by_key);
-    k = merge_in(w->by_n, m, w->add, na, w->key_n);
+      if (b->st[next_st].to >= a) {
+        w->add_s[na] = w->rank_of[next_st];
+        w->add_n[na++] = (uint64_t)b->st[next_st].next << 32 | next_st;
+      }
+    qsort(w->add_s, na, sizeof *w->add_s, sfc_cmp_u64);
+    qsort(w->add_n, na, sizeof *w->add_n, sfc_cmp_u64);
+    merge_in(w->by_s, m, w->add_s, na);
+    k = merge_in(w->by_n, m, w->add_n, na);
     double sum = 0;
     for (uint32_t r = 0; r < k; r++) {
-      w->rank[w->by_s[r]] = r + 1;
-      sum += b->st[w->by_s[r]].bytes;
+      uint32_t x = w->id_of[w->by_s[r]];
+      w->pos[x] = r + 1;
+      sum += b->st[x].bytes;
     }
     double E = b->ops[a] + sum - B;
     if (E <= 0 || k == 0)
@@ -347,9 +351,9 @@ static void atoms(bound_t *b, uint64_t budget, atoms_scratch_t *w) {
     double free_bytes = sum, s = 0;
     for (uint32_t q = p + 1; q < np; q++) {
       bool changed = false;
-      for (; j < k && b->st[w->by_n[j]].next <= b->at[q]; j++) {
-        uint32_t x = w->by_n[j];
-        for (uint32_t r = w->rank[x]; r <= k; r += r & -r)
+      for (; j < k && (uint32_t)(w->by_n[j] >> 32) <= b->at[q]; j++) {
+        uint32_t x = (uint32_t)w->by_n[j];
+        for (uint32_t r = w->pos[x]; r <= k; r += r & -r)
           w->fen[r] += b->st[x].bytes;
         free_bytes -= b->st[x].bytes;
         changed = true;
@@ -358,12 +362,12 @@ static void atoms(bound_t *b, uint64_t budget, atoms_scratch_t *w) {
         double need = E - free_bytes;
         s = 0;
         if (need > 0) {
-          uint32_t pos = 0; /* the last rank whose prefix stays below need */
+          uint32_t at = 0; /* the last place whose prefix stays below need */
           double acc = 0;
           for (uint32_t step = top; step; step >>= 1)
-            if (pos + step <= k && acc + w->fen[pos + step] < need)
-              pos += step, acc += w->fen[pos];
-          double slack = w->key_s[w->by_s[pos < k ? pos : k - 1]] + b->c[a];
+            if (at + step <= k && acc + w->fen[at + step] < need)
+              at += step, acc += w->fen[at];
+          double slack = w->keys[w->by_s[at < k ? at : k - 1]].key + b->c[a];
           s = slack > 0 ? slack : 0;
         }
       }
@@ -628,11 +632,13 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   for_stretches(&b, count_stretch);
   size_t n_st = b.n_st;
   b.st = malloc((n_st + 1) * sizeof *b.st);
-  atoms_scratch_t w = {malloc((n_st + 1) * sizeof *w.by_s),  malloc((n_st + 1) * sizeof *w.by_n),
-                       malloc((n_st + 1) * sizeof *w.add),   malloc((n_st + 1) * sizeof *w.rank),
-                       malloc((n_st + 1) * sizeof *w.key_s), malloc((n_st + 1) * sizeof *w.key_n),
-                       malloc((n_st + 1) * sizeof *w.fen)};
-  if (b.st && w.by_s && w.by_n && w.add && w.rank && w.key_s && w.key_n && w.fen) {
+  size_t sz = n_st + 1;
+  atoms_scratch_t w = {
+      malloc(sz * sizeof *w.by_s),  malloc(sz * sizeof *w.by_n),  malloc(sz * sizeof *w.add_s),
+      malloc(sz * sizeof *w.add_n), malloc(sz * sizeof *w.id_of), malloc(sz * sizeof *w.rank_of),
+      malloc(sz * sizeof *w.pos),   malloc(sz * sizeof *w.keys),  malloc(sz * sizeof *w.fen)};
+  if (b.st && w.by_s && w.by_n && w.add_s && w.add_n && w.id_of && w.rank_of && w.pos && w.keys &&
+      w.fen) {
     b.n_st = 0;
     for_stretches(&b, keep_stretch);
     qsort(b.st, b.n_st, sizeof *b.st, by_from);
@@ -640,8 +646,8 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   } else {
     ok = false;
   }
-  free(w.by_s), free(w.by_n), free(w.add), free(w.rank), free(w.key_s), free(w.key_n);
-  free(w.fen);
+  free(w.by_s), free(w.by_n), free(w.add_s), free(w.add_n), free(w.id_of), free(w.rank_of);
+  free(w.pos), free(w.keys), free(w.fen);
   if (!ok) {
     free(best), free(seen), free(wrote);
     bound_free(&b);

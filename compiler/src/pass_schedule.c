@@ -20,8 +20,9 @@
  * A residency that only read the tensor since its swap-in needs no second swap-out
  * (the host copy is still valid): its block ends at its last use u0, and the tensor
  * is absent from u0 + 1. Each swapped tensor has one host staging block (arena HOST)
- * from its first swap-out's issue step to its last swap-in's reader; the pack pass
- * places them in the pinned arena within host.staging_budget.
+ * from the step after its last write before its first swap-out (out_issue: the reorder
+ * may issue that copy there) to its last swap-in's reader; the pack pass places them in
+ * the pinned arena within host.staging_budget.
  *
  * Time. With step times t (unknown = 0) and copy times T = latency + bytes / bandwidth
  * (the profile's D2H and H2D), a gap is hideable when w_out, the first step whose
@@ -282,7 +283,6 @@ typedef struct sched {
   /* host.staging_budget (select_gaps): pinned bytes per step of the chosen gaps' host
    * blocks, each tensor's block span so far ([hlo, hhi], hlo NONE before any) */
   bool host_on;
-  bool early_out; /* swap-outs issued after the tensor's last write (out_issue) */
   int64_t host_cap;
   maxtree_t host;
   uint32_t *hlo, *hhi;
@@ -299,7 +299,7 @@ static uint32_t gap_lo(const gap_t *g) {
  * u0 + 1 for the baselines, whose systems copy after the use. A gap with no write before
  * it in this iteration (its residency only read) needs no swap-out. */
 static uint32_t out_issue(const sched_t *s, const gap_t *g) {
-  if (!s->early_out || g->end == GAP_HEAD)
+  if (s->ir->config->scheduler.policy != SFC_SCHED_WINDOW || g->end == GAP_HEAD)
     return g->u0 + 1;
   uint32_t base = s->ir->live[g->tensor].use_begin;
   for (uint32_t j = g->use + 1; j-- > 0;)
@@ -769,8 +769,8 @@ static bool lazy_waits(sched_t *s, int64_t target) {
 static bool homed(const sfc_block_t *b);
 
 /* The host block span choosing gap g would give its tensor (emit_schedule's): a home
- * lives at every step; a swapped tensor's block from its first swap-out's issue to its
- * last swap-in's reader. */
+ * lives at every step; a swapped tensor's block from its first swap-out's earliest issue
+ * (out_issue) to its last swap-in's reader. */
 static void host_span(const sched_t *s, const gap_t *g, uint32_t *lo, uint32_t *hi) {
   uint32_t t = g->tensor;
   if (homed(&s->ir->blocks[s->blk[t]])) {
@@ -1677,7 +1677,6 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
 sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
   reset_schedule(ir);
   sched_t s = {.ir = ir, .n = ir->n_steps};
-  s.early_out = ir->config->scheduler.policy == SFC_SCHED_WINDOW;
   s.prefix = malloc(((size_t)s.n + 1) * sizeof *s.prefix);
   if (!s.prefix)
     return oom(err);

@@ -43,7 +43,13 @@
  * repeated while something moves, within REORDER_WORK. Issuing later only shortens a
  * swap-in's block at its offset and leaves a swap-out's block as it is, so the packing
  * and the budget hold; the dependencies are rebuilt as below, and each trial is undone with
- * the snapshot sfc_slack_judge uses (slack_undo).
+ * the snapshot sfc_slack_judge uses (slack_undo). Then each swap-out, by waiter, is tried
+ * earlier (advance_outs): right after the last step that writes its block (the steps after
+ * only read it, and a copy may read beside them, rule 53), no earlier than its host block
+ * (the schedule pass reserves it from there), and behind each copy waited for no later that
+ * is issued in between; kept where the plan replays fastest, if faster, within another
+ * REORDER_WORK. Its block is untouched; its dependency on the step before its issue step
+ * moves with it (rebuild_deps).
  *
  * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
  * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
@@ -58,7 +64,8 @@
  * slack_undo (a copy of what the moves change; not for the tuners' candidates,
  * pack_fast), and sfc_slack_judge slack_reverted; sfc_slack_reorder the swaps' issue
  * steps and order, swap-in blocks' first_step, deps, steps' dep ranges, slack_delayed_in,
- * slack_delayed_out and slack_reorder_s. Changes nothing when the plan has no swaps.
+ * slack_delayed_out, slack_advanced_out and slack_reorder_s. Changes nothing when the plan
+ * has no swaps.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -635,6 +642,40 @@ static sfc_status_t try_issue(slack_t *s, uint32_t i, uint32_t step, double *tim
   return SFC_OK;
 }
 
+/* Copy i tried at each of places[0 .. np) (repeats skipped) while the work bound allows,
+ * each trial replayed on sim and undone with the snapshot; then issued at the fastest
+ * place if that beats *best (*best becomes its time, *moved true). */
+static sfc_status_t best_place(slack_t *s, snapshot_t *undo, uint32_t i, uint32_t *places,
+                               uint32_t np, double per, double *work, double *best, bool *moved,
+                               sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  *moved = false;
+  qsort(places, np, sizeof *places, cmp_u32);
+  uint32_t chosen = NONE;
+  double chosen_s = *best;
+  for (uint32_t p = 0; p < np && *work + per <= REORDER_WORK; p++) {
+    if (p > 0 && places[p] == places[p - 1])
+      continue;
+    if (!snapshot_take(ir))
+      return oom(err);
+    double time;
+    sfc_status_t st = try_issue(s, i, places[p], &time, err);
+    *work += per;
+    snapshot_swap(ir, undo); /* the plan as it was */
+    if (st != SFC_OK)
+      return st;
+    if (time < chosen_s)
+      chosen = places[p], chosen_s = time;
+  }
+  if (chosen == NONE)
+    return SFC_OK;
+  double time;
+  SFC_TRY(try_issue(s, i, chosen, &time, err)); /* the trial again (not counted) */
+  *best = time;
+  *moved = true;
+  return SFC_OK;
+}
+
 /* The earliest step swap-out i may be issued before: right after the last step before its
  * issue that writes its block (the value is final then: the steps after only read it, and
  * a copy may read beside them, rule 53), with its host block live there (the schedule pass
@@ -674,26 +715,10 @@ static sfc_status_t advance_outs(slack_t *s, snapshot_t *undo, uint64_t *keys, u
       if (q != j && r > lo && r < w->issue_step)
         places[np++] = r;
     }
-    qsort(places, np, sizeof *places, cmp_u32);
-    uint32_t chosen = NONE;
-    double chosen_s = *best;
-    for (uint32_t p = 0; p < np && work + per <= REORDER_WORK; p++) {
-      if (p > 0 && places[p] == places[p - 1])
-        continue;
-      if (!snapshot_take(ir))
-        return oom(err);
-      double time;
-      SFC_TRY(try_issue(s, i, places[p], &time, err));
-      work += per;
-      if (time < chosen_s)
-        chosen = places[p], chosen_s = time;
-      snapshot_swap(ir, undo);
-    }
-    if (chosen == NONE)
+    bool moved;
+    SFC_TRY(best_place(s, undo, i, places, np, per, &work, best, &moved, err));
+    if (!moved)
       continue;
-    double time;
-    SFC_TRY(try_issue(s, i, chosen, &time, err));
-    *best = time;
     ir->slack_advanced_out++;
     n = queue_keys(s, SFC_SWAP_OUT, keys);
   }
@@ -741,30 +766,10 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
         }
         if (np == 0)
           continue;
-        qsort(places, np, sizeof *places, cmp_u32);
-        uint32_t chosen = NONE;
-        double chosen_s = best;
-        for (uint32_t p = 0; p < np && st == SFC_OK && work + per <= REORDER_WORK; p++) {
-          if (p > 0 && places[p] == places[p - 1])
-            continue;
-          if (!snapshot_take(ir)) {
-            st = oom(err);
-            break;
-          }
-          double time;
-          st = try_issue(&s, i, places[p], &time, err);
-          work += per;
-          if (st == SFC_OK && time < chosen_s)
-            chosen = places[p], chosen_s = time;
-          snapshot_swap(ir, undo); /* the plan as it was */
-        }
-        if (st != SFC_OK || chosen == NONE)
+        bool moved;
+        st = best_place(&s, undo, i, places, np, per, &work, &best, &moved, err);
+        if (st != SFC_OK || !moved)
           continue;
-        double time;
-        st = try_issue(&s, i, chosen, &time, err); /* the trial again (not counted) */
-        if (st != SFC_OK)
-          break;
-        best = time;
         *(direction == SFC_SWAP_IN ? &ir->slack_delayed_in : &ir->slack_delayed_out) += 1;
         again = true;
         n = queue_keys(&s, direction, keys); /* the swaps' order changed */

@@ -66,7 +66,8 @@ static sfc_status_t replay(const sfcrt_plan_t *plan, const sfcrt_options_t *opt,
     st = sfcrt_session_run(s, (uint64_t)iterations, err);
   *wall_s = sfc_clock_seconds() - t0;
   sfcrt_session_stats(s, stats);
-  stats->step_stall_us = NULL;
+  stats->step_stall_us = stats->step_start_us = stats->step_us = NULL; /* they die with */
+  stats->copy_start_us = stats->copy_end_us = NULL;                    /* the session */
   sfcrt_session_destroy(s);
   for (uint32_t t = 0; owned && t < v->tensor_count; t++)
     free(owned[t]);

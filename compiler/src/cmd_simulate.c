@@ -16,13 +16,16 @@
 
 #include "cli.h"
 #include "cli_config.h"
+#include "outfile.h"
 #include "report.h"
+#include "sfc/steps.h"
 #include "sfcrt.h"
 #include "time_model.h"
 #include "units.h"
 
 static const char simulate_help[] =
     "usage: sfc simulate PLAN [-c CONFIG] [--profile NAME] [--top N] [--json]\n"
+    "                    [--trace OUT.json]\n"
     "\n"
     "Replays one iteration of PLAN on the runtime's sim device: virtual clocks for the\n"
     "compute queue and the two copy engines, advanced by the plan's op times and the\n"
@@ -43,10 +46,16 @@ static const char simulate_help[] =
     "bytes_swapped_in, bytes_swapped_out, steps, times_from, lower_bound_iteration_us\n"
     "(null when the plan records none or the link is not the plan's),\n"
     "top_stalls [{step, op, name, stall_us}].\n"
+    "--trace OUT.json writes the replayed iteration as a Chrome trace (open it in\n"
+    "https://ui.perfetto.dev or chrome://tracing): one track per queue (compute with\n"
+    "each step and each stall, naming the copy it waited for; the H2D and D2H engines\n"
+    "with each copy, named by its tensor), and the device bytes the plan holds at each\n"
+    "step as a counter. Times are the sim device's predictions, in microseconds.\n"
     "\n"
     "examples:\n"
     "  sfc simulate cnn.plan\n"
-    "  sfc simulate cnn.plan --profile a100-pcie4 --top 10\n";
+    "  sfc simulate cnn.plan --profile a100-pcie4 --top 10\n"
+    "  sfc simulate cnn.plan --trace cnn-trace.json\n";
 
 typedef struct sim_report {
   sfcrt_stats_t st;
@@ -82,24 +91,135 @@ static void times_source(const sfc_plan_view_t *v, const char *profile, sim_repo
   sfc_times_note(device, measured, modelled, profile, r->times_note, sizeof r->times_note);
 }
 
-/* s as the body of a JSON string. */
-static void put_json_text(const char *s) {
+/* s as the body of a JSON string, to f. */
+static void fput_json_text(FILE *f, const char *s) {
   for (const char *c = s; *c; c++) {
     if (*c == '"' || *c == '\\')
-      printf("\\%c", *c);
+      fprintf(f, "\\%c", *c);
     else if ((unsigned char)*c < 0x20)
-      printf("\\u%04x", (unsigned char)*c);
+      fprintf(f, "\\u%04x", (unsigned char)*c);
     else
-      putchar(*c);
+      fputc(*c, f);
   }
+}
+
+static void put_json_text(const char *s) {
+  fput_json_text(stdout, s);
 }
 
 static double ns(double us) {
   return round(us * 1e3);
 }
 
+/* The swap among step k's dependencies whose copy ended last (what its stall waited
+ * for), or SFC_PLAN_NONE. */
+static uint32_t waited_swap(const sfc_plan_view_t *v, const sfcrt_stats_t *st, uint32_t k) {
+  uint32_t best = SFC_PLAN_NONE;
+  const sfc_plan_step_t *s = &v->steps[k];
+  for (uint32_t j = 0; j < s->dep_count; j++) {
+    const sfc_plan_dep_t *d = &v->deps[s->dep_begin + j];
+    if (d->node_kind == SFC_NODE_SWAP && d->index < st->swap_count &&
+        (best == SFC_PLAN_NONE || st->copy_end_us[d->index] > st->copy_end_us[best]))
+      best = d->index;
+  }
+  return best;
+}
+
+static const char *swap_dir(const sfc_plan_swap_t *w) {
+  return w->direction == SFC_SWAP_IN ? "swap-in" : "swap-out";
+}
+
+/* Writes the last iteration of the session as a Chrome trace (JSON object format,
+ * "X" complete events, one thread per queue, a "C" counter for device bytes): what
+ * `--trace` promises in the help. The stats' timeline must be the sim device's. */
+static sfc_status_t write_trace(const char *out, const char *plan_path, const sfc_plan_view_t *v,
+                                const sfcrt_stats_t *st, sfc_error_t *err) {
+  if (!st->step_start_us || !st->step_us || !st->step_stall_us ||
+      (st->swap_count && (!st->copy_start_us || !st->copy_end_us)))
+    return sfc_error_set(err, SFC_ERR_INTERNAL, "the sim device reported no timeline");
+  int64_t *diff = calloc((size_t)v->step_count + 1, sizeof *diff);
+  if (!diff)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory writing the trace");
+  for (uint32_t b = 0; b < v->block_count; b++) /* device bytes the plan holds per step */
+    if (v->blocks[b].first_step <= v->blocks[b].last_step && v->blocks[b].last_step < v->step_count)
+      sfc_sweep_add(diff, v->blocks[b].first_step, v->blocks[b].last_step, v->blocks[b].bytes);
+  sfc_outfile_t o;
+  sfc_status_t rc = sfc_outfile_begin(&o, out, err);
+  if (rc != SFC_OK) {
+    free(diff);
+    return rc;
+  }
+  FILE *f = o.f;
+  fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"plan\":\"");
+  fput_json_text(f, plan_path);
+  fprintf(f, "\",\"graph\":\"");
+  fput_json_text(f, sfc_plan_string(v, v->meta.graph_name));
+  fprintf(f, "\",\"profile\":\"");
+  fput_json_text(f, sfc_plan_string(v, v->meta.profile_name));
+  fprintf(f,
+          "\",\"times\":\"predicted by the sfc sim device, not measured\","
+          "\"predicted_iteration_us\":%.6f},\n\"traceEvents\":[\n",
+          st->predicted_iteration_us);
+  fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"sfc sim: ");
+  fput_json_text(f, sfc_plan_string(v, v->meta.graph_name));
+  fprintf(f, "\"}}");
+  static const char *const tracks[] = {"compute", "H2D engine", "D2H engine"};
+  for (int t = 0; t < 3; t++)
+    fprintf(f,
+            ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":"
+            "{\"name\":\"%s\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,"
+            "\"tid\":%d,\"args\":{\"sort_index\":%d}}",
+            t + 1, tracks[t], t + 1, t + 1);
+  int64_t live = 0;
+  for (uint32_t k = 0; k < v->step_count; k++) {
+    const sfc_plan_op_t *op = &v->ops[v->steps[k].op];
+    double start = st->step_start_us[k], stall = st->step_stall_us[k];
+    live += diff[k];
+    fprintf(f,
+            ",\n{\"name\":\"device memory\",\"ph\":\"C\",\"pid\":1,\"ts\":%.6f,"
+            "\"args\":{\"bytes\":%" PRId64 "}}",
+            start - stall, live);
+    if (stall > 0) {
+      uint32_t w = waited_swap(v, st, k);
+      fprintf(f,
+              ",\n{\"name\":\"stall\",\"cat\":\"stall\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"step\":%u",
+              start - stall, stall, k);
+      if (w != SFC_PLAN_NONE) {
+        fprintf(f, ",\"waits_for\":\"%s of ", swap_dir(&v->swaps[w]));
+        fput_json_text(f, sfc_plan_string(v, v->tensors[v->swaps[w].tensor].name));
+        fprintf(f, "\",\"swap\":%u", w);
+      }
+      fprintf(f, "}}");
+    }
+    fprintf(f, ",\n{\"name\":\"");
+    fput_json_text(f, sfc_plan_string(v, op->name));
+    const char *phase = sfc_phase_name(op->phase);
+    fprintf(f,
+            "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.6f,\"dur\":%.6f,"
+            "\"args\":{\"step\":%u,\"op\":%" PRId64 "}}",
+            phase ? phase : "step", start, st->step_us[k], k, op->graph_id);
+  }
+  for (uint32_t i = 0; i < st->swap_count && i < v->swap_count; i++) {
+    const sfc_plan_swap_t *w = &v->swaps[i];
+    double a = st->copy_start_us[i], b = st->copy_end_us[i];
+    if (a < 0 || b < a)
+      continue; /* not issued */
+    fprintf(f, ",\n{\"name\":\"");
+    fput_json_text(f, sfc_plan_string(v, v->tensors[w->tensor].name));
+    fprintf(f,
+            "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
+            "\"args\":{\"swap\":%u,\"bytes\":%" PRIu64 ",\"issue_step\":%u}}",
+            swap_dir(w), w->direction == SFC_SWAP_IN ? 2 : 3, a, b - a, i, w->bytes, w->issue_step);
+  }
+  fprintf(f, "\n]}\n");
+  free(diff);
+  return sfc_outfile_commit(&o, err);
+}
+
 static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *opt, sim_report_t *r,
-                             uint32_t top_n, sfc_error_t *err) {
+                             uint32_t top_n, const char *trace, const char *plan_path,
+                             sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
   sfc_status_t st = sfcrt_session_run(s, 1, err);
@@ -122,7 +242,10 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
     }
     for (uint32_t i = 0; i < r->top_count; i++)
       r->top_stall[i] = stall[r->top[i]];
-    r->st.step_stall_us = NULL; /* it dies with the session */
+    if (trace)
+      st = write_trace(trace, plan_path, sfcrt_plan_view(plan), &r->st, err);
+    r->st.step_stall_us = r->st.step_start_us = r->st.step_us = NULL; /* they die with */
+    r->st.copy_start_us = r->st.copy_end_us = NULL;                   /* the session */
   }
   sfcrt_session_destroy(s);
   return st;
@@ -209,7 +332,7 @@ static void print_json(const sfc_plan_view_t *v, const sim_report_t *r, bool own
 }
 
 static int run_simulate(int argc, char **argv) {
-  const char *path = NULL, *value = NULL;
+  const char *path = NULL, *value = NULL, *trace = NULL;
   sfc_cli_config_args_t ca = {0};
   bool json = false, have_cfg = false;
   uint32_t top_n = 5;
@@ -232,6 +355,10 @@ static int run_simulate(int argc, char **argv) {
       if (!value || *end || n < 0 || n > 64)
         return sfc_cli_usage("simulate", "--top needs a number from 0 to 64");
       top_n = (uint32_t)n;
+    } else if (sfc_cli_option(argc, argv, &i, "--trace", NULL, &value)) {
+      if (!value || !*value)
+        return sfc_cli_usage("simulate", "--trace needs a file");
+      trace = value;
     } else if (strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -246,6 +373,9 @@ static int run_simulate(int argc, char **argv) {
     return sfc_cli_usage("simulate", "missing PLAN");
 
   sfc_error_t err;
+  const char *inputs[] = {path, ca.file};
+  if (trace && sfc_outfile_check(trace, inputs, 2, &err) != SFC_OK)
+    return sfc_cli_fail(&err);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "sim";
@@ -267,7 +397,7 @@ static int run_simulate(int argc, char **argv) {
     return sfc_cli_fail(&err); /* the reader's message names the file */
   sim_report_t r;
   memset(&r, 0, sizeof r);
-  sfc_status_t st = simulate(plan, &opt, &r, top_n, &err);
+  sfc_status_t st = simulate(plan, &opt, &r, top_n, trace, path, &err);
   if (st == SFC_OK && !report_finite(&r))
     st = sfc_error_set(&err, SFC_ERR_BAD_INPUT,
                        "the predicted times overflow (an op time or the link in the plan is "

@@ -279,6 +279,14 @@ typedef struct sfcrt_stats {
   double d2h_busy_us;
   const double *step_stall_us; /* [step_count] stall before each step, or NULL */
   uint32_t step_count;
+  /* sim only (NULL elsewhere), the last completed iteration's timeline on the virtual
+   * clocks (what `sfc simulate --trace` draws): */
+  const double *step_start_us; /* [step_count] when each step began, after its stall */
+  const double *step_us;       /* [step_count] how long it ran (its op time) */
+  const double *copy_start_us; /* [swap_count] when each copy of the plan's SWAPS began on
+                                  its engine (latency included); -1: not issued */
+  const double *copy_end_us;   /* [swap_count] when its last byte arrived; -1: not issued */
+  uint32_t swap_count;
 } sfcrt_stats_t;
 
 /* Fills *stats. Valid until the next call on the session. */

@@ -108,7 +108,10 @@ class Stats(ctypes.Structure):
         "stalls")] + [(n, ctypes.c_double) for n in (
             "stall_us", "predicted_iteration_us", "compute_us", "h2d_busy_us",
             "d2h_busy_us")] + [("step_stall_us", ctypes.POINTER(ctypes.c_double)),
-                               ("step_count", ctypes.c_uint32)]
+                               ("step_count", ctypes.c_uint32)] + [
+        (n, ctypes.POINTER(ctypes.c_double)) for n in (
+            "step_start_us", "step_us", "copy_start_us", "copy_end_us")] + [
+        ("swap_count", ctypes.c_uint32)]
 
 
 def _find_library():

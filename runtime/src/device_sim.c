@@ -20,8 +20,9 @@
  *  - predicted iteration time = max of the three clocks at iteration_end.
  * Deterministic (no time source, no threads). The per-step times are precomputed at
  * create; a copy scans the other engine's intervals with a cursor,
- * so an iteration costs O(steps + deps + swaps). Memory: event_count + 2 * step_count
- * + 4 * swap_count doubles.
+ * so an iteration costs O(steps + deps + swaps). The last iteration's timeline (each
+ * step's start, each copy's start and end) stays readable through sfcrt_stats_t.
+ * Memory: event_count + 3 * step_count + 6 * swap_count doubles.
  */
 #include <math.h>
 #include <string.h>
@@ -35,6 +36,9 @@ typedef struct sim {
   double *step_us;    /* [step_count] */
   double *event_us;   /* [event_count] */
   double *step_stall; /* [step_count] last iteration */
+  double *step_start; /* [step_count] last iteration: compute clock at each step's start */
+  double *copy_lo;    /* [swap_count] last iteration: each copy's start on its engine */
+  double *copy_hi;    /* [swap_count] and end (-1 when not issued) */
   uint32_t event_count;
   double clock[SFCRT_QUEUE_COUNT];
   double busy[SFCRT_QUEUE_COUNT]; /* this iteration */
@@ -65,6 +69,9 @@ static void sim_destroy(void *self) {
   sfc_free(d->alloc, d->step_us, (v->step_count ? v->step_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->event_us, (d->event_count ? d->event_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->step_stall, (v->step_count ? v->step_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->step_start, (v->step_count ? v->step_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->copy_lo, (v->swap_count ? v->swap_count : 1) * sizeof(double));
+  sfc_free(d->alloc, d->copy_hi, (v->swap_count ? v->swap_count : 1) * sizeof(double));
   for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
     sfc_free(d->alloc, d->lo[q], (v->swap_count ? v->swap_count : 1) * sizeof(double));
     sfc_free(d->alloc, d->hi[q], (v->swap_count ? v->swap_count : 1) * sizeof(double));
@@ -85,12 +92,16 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->step_us = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
   d->event_us = sfc_calloc(cfg->alloc, d->event_count ? d->event_count : 1, sizeof(double));
   d->step_stall = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
+  d->step_start = sfc_calloc(cfg->alloc, v->step_count ? v->step_count : 1, sizeof(double));
+  d->copy_lo = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
+  d->copy_hi = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
   for (int q = SFCRT_QUEUE_H2D; q < SFCRT_QUEUE_COUNT; q++) {
     d->lo[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
     d->hi[q] = sfc_calloc(cfg->alloc, v->swap_count ? v->swap_count : 1, sizeof(double));
   }
-  if (!d->step_us || !d->event_us || !d->step_stall || !d->lo[SFCRT_QUEUE_H2D] ||
-      !d->hi[SFCRT_QUEUE_H2D] || !d->lo[SFCRT_QUEUE_D2H] || !d->hi[SFCRT_QUEUE_D2H]) {
+  if (!d->step_us || !d->event_us || !d->step_stall || !d->step_start || !d->copy_lo ||
+      !d->copy_hi || !d->lo[SFCRT_QUEUE_H2D] || !d->hi[SFCRT_QUEUE_H2D] ||
+      !d->lo[SFCRT_QUEUE_D2H] || !d->hi[SFCRT_QUEUE_D2H]) {
     sim_destroy(d);
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim: out of memory (clock tables)");
   }
@@ -142,6 +153,8 @@ static sfc_status_t sim_iteration_begin(void *self, uint64_t iteration, sfc_erro
   memset(d->scan, 0, sizeof d->scan);
   d->compute_us = 0;
   d->pending_stall = 0;
+  for (uint32_t i = 0; i < d->plan->swap_count; i++)
+    d->copy_lo[i] = d->copy_hi[i] = -1;
   return SFC_OK;
 }
 
@@ -185,6 +198,10 @@ static sfc_status_t sim_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c,
     d->hi[q][d->n[q]] = t;
     d->n[q]++;
   }
+  if (c->swap < d->plan->swap_count) {
+    d->copy_lo[c->swap] = start;
+    d->copy_hi[c->swap] = t;
+  }
   d->clock[q] = t;
   d->busy[q] += t - start;
   return SFC_OK;
@@ -218,6 +235,7 @@ static sfc_status_t sim_step_begin(void *self, const sfcrt_device_step_t *s, voi
   (void)err;
   sim_t *d = self;
   double t = d->step_us[s->index];
+  d->step_start[s->index] = d->clock[SFCRT_QUEUE_COMPUTE];
   d->clock[SFCRT_QUEUE_COMPUTE] += t;
   d->compute_us += t;
   d->step_stall[s->index] = d->pending_stall;
@@ -248,6 +266,10 @@ static void sim_stats(void *self, sfcrt_stats_t *st) {
   st->h2d_busy_us = d->last_busy[SFCRT_QUEUE_H2D];
   st->d2h_busy_us = d->last_busy[SFCRT_QUEUE_D2H];
   st->step_stall_us = d->step_stall;
+  st->step_start_us = d->step_start;
+  st->step_us = d->step_us;
+  st->copy_start_us = d->copy_lo;
+  st->copy_end_us = d->copy_hi;
 }
 
 const sfcrt_device_ops_t sfcrt_device_sim = {

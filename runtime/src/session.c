@@ -346,6 +346,7 @@ void sfcrt_session_stats(const sfcrt_session_t *s, sfcrt_stats_t *stats) {
   *stats = s->stats;
   stats->peak_device_bytes = s->peak_device_bytes;
   stats->step_count = s->plan->step_count;
+  stats->swap_count = s->plan->swap_count;
   if (s->dev->stats && s->self)
     s->dev->stats(s->self, stats);
 }

@@ -15,24 +15,14 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_check  # noqa: E402
+
 SFC, ROOT, TMP = sys.argv[1:4]
 GRAPH = os.path.join(ROOT, "plans", "unet.json.gz")
 NS = "{http://www.w3.org/2000/svg}"
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print(f"FAIL: {what}")
-
-
-def sfc(*args, ok=(0,)):
-    p = subprocess.run([SFC, *args], capture_output=True, text=True)
-    if p.returncode not in ok:
-        sys.exit(f"sfc {' '.join(args)}: exit {p.returncode}: {p.stderr}")
-    return p
+sfc = cli_check.runner(SFC)
+check = cli_check.check
 
 
 def timeline(budget, name):
@@ -100,4 +90,4 @@ for target, why in ((os.path.join(TMP, "missing", "t.svg"), "a missing folder"),
     check(p.returncode == 2 and p.stdout == "", f"--timeline into {why}: exit 2, no stdout "
           f"(got {p.returncode}, {len(p.stdout)} bytes)")
 check(os.path.getsize(plan) > 0, "the plan is untouched")
-sys.exit(1 if failures else 0)
+sys.exit(1 if cli_check.failures else 0)

@@ -242,6 +242,24 @@ static void test_sim_step_stalls(void) {
       CHECK_NEAR(stats.step_stall_us[k], 0, 0);
     CHECK_NEAR(stats.step_stall_us[5], 2 * copy, 1e-9);
   }
+  /* the timeline (sfc simulate --trace), by hand: step 0 runs [0, t0]; the swap-out waits
+   * for it and copies [t0, t0 + copy]; the swap-in waits for the swap-out and copies
+   * [t0 + copy, t0 + 2 copy]; steps 1-4 take 0 us, so step 5 starts at t0 + 2 copy */
+  CHECK_EQ_U64(stats.swap_count, 2);
+  CHECK(stats.step_start_us && stats.step_us && stats.copy_start_us && stats.copy_end_us);
+  if (stats.step_start_us && stats.step_us && stats.copy_start_us && stats.copy_end_us) {
+    const double copy = 10.0 + 256 / 25e3, t0 = stats.step_us[0];
+    CHECK(t0 > 0);
+    CHECK_NEAR(stats.step_start_us[0], 0, 0);
+    for (int k = 1; k < 5; k++)
+      CHECK_NEAR(stats.step_start_us[k], t0, 1e-9);
+    CHECK_NEAR(stats.copy_start_us[0], t0, 1e-9); /* the plan's swap 0: the swap-out */
+    CHECK_NEAR(stats.copy_end_us[0], t0 + copy, 1e-9);
+    CHECK_NEAR(stats.copy_start_us[1], t0 + copy, 1e-9);
+    CHECK_NEAR(stats.copy_end_us[1], t0 + 2 * copy, 1e-9);
+    CHECK_NEAR(stats.step_start_us[5], t0 + 2 * copy, 1e-9);
+    CHECK_NEAR(stats.step_start_us[5] + stats.step_us[5], stats.predicted_iteration_us, 1e-9);
+  }
   sfcrt_session_destroy(s);
   sfcrt_plan_destroy(plan);
   pb_free(b);

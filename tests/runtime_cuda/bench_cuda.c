@@ -215,11 +215,13 @@ static int sessions(const char *path) {
 static int abi(void) {
   printf("{\"command\": \"abi\", \"sfcrt_options_t\": %zu, \"cuda\": %zu, \"cuda.stream\": %zu, "
          "\"cuda.has_stream\": %zu, \"cuda.blocking_sync\": %zu, \"sfcrt_step_t\": %zu, "
-         "\"step.stream\": %zu, \"sfc_error_t\": %zu}\n",
+         "\"step.stream\": %zu, \"sfc_error_t\": %zu, \"sfcrt_stats_t\": %zu, "
+         "\"stats.step_count\": %zu, \"stats.swap_count\": %zu}\n",
          sizeof(sfcrt_options_t), offsetof(sfcrt_options_t, cuda),
          offsetof(sfcrt_options_t, cuda.stream), offsetof(sfcrt_options_t, cuda.has_stream),
          offsetof(sfcrt_options_t, cuda.blocking_sync), sizeof(sfcrt_step_t),
-         offsetof(sfcrt_step_t, stream), sizeof(sfc_error_t));
+         offsetof(sfcrt_step_t, stream), sizeof(sfc_error_t), sizeof(sfcrt_stats_t),
+         offsetof(sfcrt_stats_t, step_count), offsetof(sfcrt_stats_t, swap_count));
   return 0;
 }
 

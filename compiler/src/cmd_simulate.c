@@ -137,6 +137,16 @@ static sfc_status_t write_trace(const char *out, const char *plan_path, const sf
   if (!st->step_start_us || !st->step_us || !st->step_stall_us ||
       (st->swap_count && (!st->copy_start_us || !st->copy_end_us)))
     return sfc_error_set(err, SFC_ERR_INTERNAL, "the sim device reported no timeline");
+  bool finite = isfinite(st->predicted_iteration_us); /* JSON has no inf or nan */
+  for (uint32_t k = 0; k < v->step_count && k < st->step_count; k++)
+    finite = finite && isfinite(st->step_start_us[k]) && isfinite(st->step_us[k]) &&
+             isfinite(st->step_stall_us[k]);
+  for (uint32_t i = 0; i < st->swap_count; i++)
+    finite = finite && isfinite(st->copy_start_us[i]) && isfinite(st->copy_end_us[i]);
+  if (!finite)
+    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                         "the predicted times overflow (an op time or the link in the plan is "
+                         "out of range); no trace written");
   int64_t *diff = calloc((size_t)v->step_count + 1, sizeof *diff);
   if (!diff)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory writing the trace");

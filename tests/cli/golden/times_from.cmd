@@ -27,6 +27,8 @@ $SFC compile huge.json --profile a100-pcie4 -o huge.plan -q; echo "compile exit 
 $SFC simulate huge.plan 2>&1; echo "exit $?"
 $SFC simulate huge.plan --json 2>&1; echo "exit $?"
 $SFC run huge.plan --device sim 2>&1; echo "exit $?"
+# nor a trace with inf in it: nothing is written
+$SFC simulate huge.plan --trace huge-trace.json 2>&1; echo "exit $?"; test -e huge-trace.json || echo "no trace"
 # durations: a plain number is seconds; 0 is refused by the config and by sfc pack alike
 printf 'packer:\n  time_limit: 60\ndevice:\n  copy_latency: 0.000015\n' > sec.yaml
 $SFC config --print -c sec.yaml | grep -E "time_limit|copy_latency"

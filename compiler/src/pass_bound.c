@@ -111,16 +111,6 @@ static void bound_free(bound_t *b) {
   free(b->fout);
 }
 
-/* How step `step` touches `tensor` (its uses' accesses together; 0: not at all). */
-static unsigned access_at(const sfc_ir_t *ir, uint32_t tensor, uint32_t step) {
-  const sfc_step_t *s = &ir->steps[step];
-  unsigned a = 0;
-  for (uint32_t i = 0; i < s->use_count; i++)
-    if (ir->uses[s->use_begin + i].tensor == tensor)
-      a |= ir->uses[s->use_begin + i].access;
-  return a;
-}
-
 /* Calls fn for each stretch (from .. to) of steps strictly between two uses of a
  * tensor whose second use reads it (or before its first use, when that use reads a
  * value made before the iteration), with that use's step and the tensor's last write
@@ -138,13 +128,13 @@ static void for_stretches(bound_t *b, stretch_fn fn) {
     const uint32_t *us = &ir->use_steps[l->use_begin];
     double bytes = (double)ir->graph->tensors[t].bytes;
     uint32_t lw = NONE;
-    unsigned acc = access_at(ir, t, us[0]);
+    unsigned acc = sfc_step_access(ir, t, us[0]);
     if ((acc & SFC_ACCESS_READ) && us[0] > 0) /* its value predates the iteration */
       fn(b, t, bytes, 0, us[0] - 1, us[0], NONE);
     for (uint32_t i = 0; i + 1 < l->use_count; i++) {
       if (acc & SFC_ACCESS_WRITE)
         lw = us[i];
-      acc = access_at(ir, t, us[i + 1]);
+      acc = sfc_step_access(ir, t, us[i + 1]);
       if (us[i + 1] > us[i] + 1 && (acc & SFC_ACCESS_READ))
         fn(b, t, bytes, us[i] + 1, us[i + 1] - 1, us[i + 1], lw);
     }

@@ -551,6 +551,15 @@ static bool unchoose(sched_t *s, uint32_t gi, int64_t target) {
   return true;
 }
 
+unsigned sfc_step_access(const sfc_ir_t *ir, uint32_t tensor, uint32_t step) {
+  const sfc_step_t *s = &ir->steps[step];
+  unsigned a = 0;
+  for (uint32_t i = 0; i < s->use_count; i++)
+    if (ir->uses[s->use_begin + i].tensor == tensor)
+      a |= ir->uses[s->use_begin + i].access;
+  return a;
+}
+
 int sfc_cmp_u64(const void *pa, const void *pb) {
   uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
   return a < b ? -1 : a > b;

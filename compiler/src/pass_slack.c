@@ -682,16 +682,11 @@ static sfc_status_t best_place(slack_t *s, snapshot_t *undo, uint32_t i, uint32_
  * reserves it from there). NONE when that is not earlier than now. */
 static uint32_t earliest_out(const sfc_ir_t *ir, const sfc_swap_t *w) {
   const sfc_block_t *b = &ir->blocks[w->device_block], *h = &ir->blocks[w->host_block];
-  for (uint32_t k = w->issue_step; k-- > b->first_step;) {
-    const sfc_step_t *st = &ir->steps[k];
-    for (uint32_t j = 0; j < st->use_count; j++) {
-      const sfc_use_t *u = &ir->uses[st->use_begin + j];
-      if (u->tensor == w->tensor && (u->access & SFC_ACCESS_WRITE)) {
-        uint32_t r = k + 1 > h->first_step ? k + 1 : h->first_step;
-        return r < w->issue_step ? r : NONE;
-      }
+  for (uint32_t k = w->issue_step; k-- > b->first_step;)
+    if (sfc_step_access(ir, w->tensor, k) & SFC_ACCESS_WRITE) {
+      uint32_t r = k + 1 > h->first_step ? k + 1 : h->first_step;
+      return r < w->issue_step ? r : NONE;
     }
-  }
   return NONE; /* filled by a swap-in and never written since: no swap-out to move */
 }
 

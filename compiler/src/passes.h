@@ -17,6 +17,8 @@ typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
 uint32_t *sfc_group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
                             uint32_t **out_list);
 int sfc_cmp_u64(const void *a, const void *b); /* qsort's order of uint64_t keys */
+/* How step `step` touches `tensor`: its uses' SFC_ACCESS_* bits together (0: not at all). */
+unsigned sfc_step_access(const sfc_ir_t *ir, uint32_t tensor, uint32_t step);
 /* scheduler.prefetch_limit and a fixed scheduler.window (policy window only): *out =
  * [n_steps] the earliest step a swap-in read at step k may be issued before — no more
  * than prefetch_limit steps ahead of k, and no earlier than the first step r whose

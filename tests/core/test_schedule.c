@@ -529,6 +529,20 @@ static void test_time_bound(void) {
   sfc_graph_destroy(g);
 }
 
+/* Compiles g under cfg: the plan fits, and its compute time, time bound and predicted
+ * iteration are the given microseconds (worked by hand in each caller's comment). */
+static void check_times(sfc_graph_t *g, const sfc_config_t *cfg, double compute_us, double bound_us,
+                        double predicted_us) {
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  CHECK_OK(compile(&ir, g, cfg, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_NEAR(ir.compute_s, compute_us * 1e-6, 1e-12);
+  CHECK_NEAR(ir.time_bound_s, bound_us * 1e-6, 1e-12);
+  CHECK_NEAR(ir.predicted_iteration_s, predicted_us * 1e-6, 1e-12);
+  sfc_ir_deinit(&ir);
+}
+
 /* A swap-out moves a value written before its step: beside the step that writes A1
  * and A2 (300 B each, 100 us) nothing the bound needs out can move. op1 writes B (600
  * B), op2 reads B, op3 reads A1 and A2, 10 us each; budget 1000, 1e7 B/s each way (100
@@ -553,14 +567,7 @@ static void test_time_bound_dirty(void) {
   set_times(g, 10);
   g->ops[0].time_us = 100;
   sfc_config_t cfg = make_config(1000);
-  sfc_ir_t ir;
-  sfc_error_t err = {0};
-  CHECK_OK(compile(&ir, g, &cfg, &err), err);
-  CHECK(ir.fits_budget);
-  CHECK_NEAR(ir.compute_s, 130e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 170e-6, 1e-12);
-  CHECK_NEAR(ir.predicted_iteration_s, 190e-6, 1e-12);
-  sfc_ir_deinit(&ir);
+  check_times(g, &cfg, 130, 170, 190);
   sfc_graph_destroy(g);
 }
 
@@ -587,14 +594,7 @@ static void test_time_bound_atoms(void) {
   g->ops[2].time_us = 60;
   sfc_config_t cfg = make_config(2000);
   cfg.device.duplex_factor = 1;
-  sfc_ir_t ir;
-  sfc_error_t err = {0};
-  CHECK_OK(compile(&ir, g, &cfg, &err), err);
-  CHECK(ir.fits_budget);
-  CHECK_NEAR(ir.compute_s, 90e-6, 1e-12);
-  CHECK_NEAR(ir.time_bound_s, 180e-6, 1e-12);
-  CHECK_NEAR(ir.predicted_iteration_s, 280e-6, 1e-12);
-  sfc_ir_deinit(&ir);
+  check_times(g, &cfg, 90, 180, 280);
   sfc_graph_destroy(g);
 }
 
@@ -1016,11 +1016,8 @@ static bool swapped_in(const sfc_ir_t *ir, swap_at_t out) {
 /* Whether a step in [from, to) writes tensor t. */
 static bool written_in(const sfc_ir_t *ir, uint32_t t, uint32_t from, uint32_t to) {
   for (uint32_t k = from; k < to; k++)
-    for (uint32_t j = 0; j < ir->steps[k].use_count; j++) {
-      const sfc_use_t *u = &ir->uses[ir->steps[k].use_begin + j];
-      if (u->tensor == t && (u->access & SFC_ACCESS_WRITE))
-        return true;
-    }
+    if (sfc_step_access(ir, t, k) & SFC_ACCESS_WRITE)
+      return true;
   return false;
 }
 

@@ -123,6 +123,8 @@ static int parse(int argc, char **argv, args_t *a) {
   return 0;
 }
 
+#define JSON_BEHIND 5 /* steps "behind_bound" names */
+
 /* The summary as JSON: the same numbers as the text summary, for scripts. */
 static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uint64_t plan_bytes) {
   const sfc_graph_t *g = ir->graph;
@@ -168,6 +170,23 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "stall_s", ir->stall_s);
   ok = ok && cJSON_AddNumberToObject(o, "in_core_iteration_s", ir->compute_s);
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_iteration_s", ir->time_bound_s);
+  sfc_behind_t behind[JSON_BEHIND];
+  double lag;
+  uint32_t early, nb = sfc_behind_bound(ir, behind, JSON_BEHIND, &lag, &early);
+  cJSON *list = ok ? cJSON_AddArrayToObject(o, "behind_bound") : NULL;
+  ok = ok && list;
+  for (uint32_t i = 0; ok && i < nb; i++) {
+    cJSON *e = cJSON_CreateObject();
+    ok = e && cJSON_AddItemToArray(list, e);
+    if (e && !ok)
+      cJSON_Delete(e);
+    ok = ok && cJSON_AddNumberToObject(e, "step", behind[i].step);
+    uint32_t st = behind[i].step;
+    ok = ok &&
+         (st < ir->n_steps ? cJSON_AddStringToObject(e, "op", g->ops[ir->steps[st].op].name) != NULL
+                           : cJSON_AddNullToObject(e, "op") != NULL);
+    ok = ok && cJSON_AddNumberToObject(e, "s", behind[i].seconds);
+  }
   ok = ok && (ir->schedule_infeasible ? cJSON_AddNumberToObject(o, "min_budget_bytes",
                                                                 (double)ir->schedule_floor) != NULL
                                       : cJSON_AddNullToObject(o, "min_budget_bytes") != NULL);

@@ -10,6 +10,11 @@
 
 sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sfc_eval_t *out,
                           sfc_error_t *err) {
+  return sfc_evaluate_timeline(ir, options, out, NULL, err);
+}
+
+sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *options,
+                                   sfc_eval_t *out, double *starts, sfc_error_t *err) {
   memset(out, 0, sizeof *out);
   sfc_pool_t pool = {0};
   sfc_plan_view_t view;
@@ -44,6 +49,12 @@ sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sf
                         .h2d_busy_s = s.h2d_busy_us * 1e-6,
                         .d2h_busy_s = s.d2h_busy_us * 1e-6,
                         .peak_device_bytes = s.peak_device_bytes};
+    if (starts && s.step_start_us && s.step_count == ir->n_steps)
+      for (uint32_t k = 0; k < s.step_count; k++)
+        starts[k] = s.step_start_us[k] * 1e-6;
+    else if (starts)
+      st = sfc_error_set(err, SFC_ERR_INTERNAL, "evaluate: the replay has %u steps, the IR %u",
+                         s.step_count, ir->n_steps);
   } else {
     sfc_error_prefix(err, "evaluate");
   }

@@ -39,4 +39,9 @@ typedef struct sfc_eval {
 sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sfc_eval_t *out,
                           sfc_error_t *err);
 
+/* As sfc_evaluate, and the start of every step on the sim clock (after its stall), in
+ * seconds, into starts[0 .. ir->n_steps) when starts is not NULL. */
+sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *options,
+                                   sfc_eval_t *out, double *starts, sfc_error_t *err);
+
 #endif /* SFC_EVALUATE_H */

@@ -1,4 +1,5 @@
-/* ir.c — lifetime of the IR and the graph. Everything lives in pools. */
+/* ir.c — lifetime of the IR and the graph. Everything lives in pools but the IR's two
+ * per-step timelines (step_bound_s, step_start_s), which each round rewrites. */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -11,6 +12,8 @@ void sfc_ir_init(sfc_ir_t *ir, sfc_graph_t *graph, const sfc_config_t *config) {
 }
 
 void sfc_ir_deinit(sfc_ir_t *ir) {
+  free(ir->step_bound_s); /* malloc'd: rewritten by every round, not pool memory */
+  free(ir->step_start_s);
   sfc_pool_free_all(&ir->pool);
   memset(ir, 0, sizeof *ir);
 }

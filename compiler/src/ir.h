@@ -255,6 +255,10 @@ typedef struct sfc_ir {
   double compute_s;                   /* sum of step times (in-core iteration, no stalls) */
   double time_bound_s;                /* lower bound on any swap schedule's iteration time */
   double time_bound_split_s;          /* the schedule pass's one-split part of it (pass_bound.c) */
+  double *step_bound_s;               /* pass_bound: [step_bound_n] the least start of each
+                                         step in any schedule within the budget (the chain's;
+                                         index n_steps: the end, time_bound_s); NULL: none */
+  uint32_t step_bound_n;              /*   n_steps + 1 when computed, else 0 */
   uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
@@ -296,6 +300,8 @@ typedef struct sfc_ir {
   bool predicted;
   double predicted_iteration_s;
   double stall_s;
+  double *step_start_s;     /* [step_start_n] each step's start on sim (after its stall), s */
+  uint32_t step_start_n;    /*   n_steps after a replay, 0 when the replay gave none */
   uint32_t schedule_rounds; /* schedule + pack rounds run (fragmentation retries) */
 
   sfc_pool_t pool; /* owns every pass's arrays */

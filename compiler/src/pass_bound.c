@@ -49,8 +49,9 @@
  *
  * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
  * schedule_floor, schedule_infeasible, arena_bytes. Writes: plan.meta.time_bound_s,
- * time_bound_s,
- * time_bound_split_s.
+ * time_bound_s, time_bound_split_s, and step_bound_s (each step's least start: the chain
+ * to the last point at or before it; report.c's "behind the bound" compares the replay's
+ * starts with it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -565,7 +566,25 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
   return best[np - 1];
 }
 
+/* The least start of every step: the chain to the last point at or before it (compute
+ * runs in order, so a step starts no earlier than that point's step); the end gets the
+ * whole bound. */
+static sfc_status_t keep_starts(sfc_ir_t *ir, const bound_t *b, const double *best,
+                                sfc_error_t *err) {
+  uint32_t n = b->n;
+  double *s = realloc(ir->step_bound_s, ((size_t)n + 1) * sizeof *s);
+  if (!s)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the step starts");
+  ir->step_bound_s = s;
+  for (uint32_t k = 0; k < n; k++)
+    s[k] = best[b->floor_pt[k]];
+  s[n] = ir->time_bound_s;
+  ir->step_bound_n = n + 1;
+  return SFC_OK;
+}
+
 sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
+  ir->step_bound_n = 0;
   ir->time_bound_split_s = ir->time_bound_s;
   ir->plan.meta.time_bound_s = ir->time_bound_s;
   uint64_t budget = ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes;
@@ -647,9 +666,10 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   if (t > ir->time_bound_s)
     ir->time_bound_s = t;
   ir->plan.meta.time_bound_s = ir->time_bound_s; /* plan format 1.4: sfc simulate prints it */
+  sfc_status_t st = keep_starts(ir, &b, best, err);
   free(best);
   free(seen);
   free(wrote);
   bound_free(&b);
-  return SFC_OK;
+  return st;
 }

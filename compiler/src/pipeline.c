@@ -24,6 +24,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evaluate.h"
@@ -39,7 +40,15 @@
 /* Not a pass of its own file: the plan replayed on the sim device. */
 static sfc_status_t predict(sfc_ir_t *ir, sfc_error_t *err) {
   sfc_eval_t e;
-  SFC_TRY(sfc_evaluate(ir, NULL, &e, err));
+  ir->step_start_n = 0;
+  if (ir->n_steps > 0) {
+    double *starts = realloc(ir->step_start_s, (size_t)ir->n_steps * sizeof *starts);
+    if (!starts)
+      return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory keeping the step times");
+    ir->step_start_s = starts;
+  }
+  SFC_TRY(sfc_evaluate_timeline(ir, NULL, &e, ir->n_steps ? ir->step_start_s : NULL, err));
+  ir->step_start_n = ir->n_steps;
   ir->predicted = true;
   ir->predicted_iteration_s = e.predicted_iteration_s;
   ir->stall_s = e.stall_s;

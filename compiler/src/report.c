@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline.h"
@@ -16,7 +17,42 @@ static void line_bytes(FILE *out, const char *label, uint64_t bytes) {
           bytes);
 }
 
+uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, double *total,
+                          uint32_t *early) {
+  uint32_t n = ir->n_steps, k = 0;
+  *total = 0;
+  *early = 0;
+  if (!ir->predicted || ir->step_start_n != n || ir->step_bound_n != n + 1 || n == 0 ||
+      !(ir->fits_budget || ir->schedule_infeasible)) /* the bound holds for these only */
+    return 0;
+  double *kept = malloc(((size_t)n + 1) * sizeof *kept);
+  if (!kept)
+    return 0; /* a report: without memory it names no step */
+  kept[n] = *total = ir->predicted_iteration_s - ir->step_bound_s[n];
+  for (uint32_t s = n; s-- > 0;) { /* the lag from step s on, at least: kept to the end */
+    double lag = ir->step_start_s[s] - ir->step_bound_s[s];
+    kept[s] = lag < kept[s + 1] ? lag : kept[s + 1];
+    *early += ir->step_start_s[s] < ir->step_bound_s[s] * (1 - 1e-9) - 1e-12;
+  }
+  for (uint32_t s = 0; s <= n; s++) {
+    double grew = kept[s] - (s > 0 ? kept[s - 1] : 0);
+    if (!(grew > 1e-9)) /* a nanosecond: the two sums' rounding, not a wait */
+      continue;
+    uint32_t at = k < max ? k++ : max;
+    while (at > 0 && out[at - 1].seconds < grew) {
+      if (at < max)
+        out[at] = out[at - 1];
+      at--;
+    }
+    if (at < max)
+      out[at] = (sfc_behind_t){s, grew};
+  }
+  free(kept);
+  return k;
+}
+
 #define SHOWN_DEVICE_CHARS 60 /* a device name in times_from is cut after this many */
+#define SHOWN_BEHIND       3  /* steps the summary names where the replay falls behind */
 
 const char *sfc_times_from(const char *device, uint32_t measured, uint32_t ops,
                            const char *modelled_for, char *buf, size_t buf_bytes) {
@@ -153,6 +189,25 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     fprintf(out, "  %-18s %12.3f ms  in-core %.3f ms; predicted/bound %.4f\n", "time bound",
             ir->time_bound_s * 1e3, ir->compute_s * 1e3,
             ir->time_bound_s > 0 ? ir->predicted_iteration_s / ir->time_bound_s : 1.0);
+    sfc_behind_t behind[SHOWN_BEHIND];
+    double total;
+    uint32_t early, nb = sfc_behind_bound(ir, behind, SHOWN_BEHIND, &total, &early);
+    if (early) /* the bound's proof says this cannot happen */
+      fprintf(out,
+              "  %-18s %12u  steps start before the time bound allows: a bug in sfc, "
+              "please report it\n",
+              "bound check", early);
+    if (ir->n_swaps && nb)
+      fprintf(out, "  %-18s %12.3f ms  predicted - bound; most lost before:\n", "behind the bound",
+              total * 1e3);
+    for (uint32_t i = 0; ir->n_swaps && i < nb; i++) {
+      char opn[SFC_NAME_SHOWN_BYTES];
+      if (behind[i].step < ir->n_steps)
+        fprintf(out, "  %-18s %12.3f ms  step %u, %s\n", "", behind[i].seconds * 1e3,
+                behind[i].step, sfc_name_shown(g->ops[ir->steps[behind[i].step].op].name, opn));
+      else
+        fprintf(out, "  %-18s %12.3f ms  the end (copies draining)\n", "", behind[i].seconds * 1e3);
+    }
   }
   uint32_t measured = sfc_graph_measured_ops(g);
   const char *modelled_for = sfc_ir_times_modelled_for(ir);

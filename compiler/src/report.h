@@ -37,6 +37,25 @@ const char *sfc_ir_times_modelled_for(const sfc_ir_t *ir);
 /* The number of ops of g with a measured time (time_us >= 0). */
 uint32_t sfc_graph_measured_ops(const sfc_graph_t *g);
 
+/* Where a replay falls behind the time bound, for good (docs/algorithms.md "Behind the
+ * bound"): with lag(k) = step k's start on sim minus the least start any schedule within
+ * the budget gives it (ir->step_bound_s), and kept(k) = the least lag from step k to the
+ * end (time lost before k and never made up), the steps before which kept grows most —
+ * at most max of them, the largest growth first (then the earlier step), each with its
+ * growth in seconds; step n_steps stands for the end (the copies draining after the last
+ * step starts). *total gets the lag at the end, predicted minus the bound: the growths
+ * sum to it; *early the steps the replay starts before their least start (beyond
+ * rounding), which the bound's proof rules out: nonzero is a bug. Returns how many (0,
+ * *total and *early 0: no replay, no per-step bound in ir, or a plan over its budget, for
+ * which the bound does not hold). */
+typedef struct sfc_behind {
+  uint32_t step;
+  double seconds;
+} sfc_behind_t;
+
+uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, double *total,
+                          uint32_t *early);
+
 /* The summary `sfc compile` prints (see docs/cli.md). plan_path/plan_bytes may be
  * NULL/0 when no plan was written. */
 void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_path,

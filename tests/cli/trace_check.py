@@ -13,6 +13,12 @@
    stall ends when the copy it names ends; the device-memory counter at each step equals
    the bytes of the device blocks live there, computed here from `sfc inspect --json`.
    The in-core plan has no copy and no stall.
+   `sfc compile --json`'s behind_bound (the compiler's replay against its per-step time
+   bound) agrees with the trace: losses positive, largest first, summing to no more than
+   predicted - bound; and since every step of these graphs is a split point of the chain
+   (fewer than 1536 steps), the chain grows by at least a step's compute from one step to
+   the next, so the time lost before a step is at most the stall the trace shows there.
+   The in-core plan loses nothing.
 3. Bad targets (the plan itself, a directory, a missing value) exit 2, print nothing on
    stdout and leave the plan as it was.
 Exit 0 when every check holds.
@@ -76,7 +82,8 @@ def live_bytes(view, step):
 def against_views(budget, name):
     graph = os.path.join(ROOT, "plans", "unet.json.gz")
     plan = os.path.join(TMP, name + ".plan")
-    sfc("compile", graph, "--budget", budget, "--packer", "best-fit", "-o", plan)
+    summary = json.loads(sfc("compile", graph, "--budget", budget, "--packer", "best-fit", "-o",
+                             plan, "--json").stdout)
     t = trace(plan, name)
     sim = json.loads(sfc("simulate", plan, "--json").stdout)
     view = json.loads(sfc("inspect", plan, "--json").stdout)
@@ -119,13 +126,28 @@ def against_views(budget, name):
     check(len(mem) == len(view["steps"]), f"{name}: one memory sample per step")
     for k, e in enumerate(mem):
         check(e["args"]["bytes"] == live_bytes(view, k), f"{name}: device bytes at step {k}")
-    return len(copies), len(stalls)
+    behind = summary["behind_bound"]
+    lag = summary["predicted_iteration_s"] - summary["lower_bound_iteration_s"]
+    check(len(view["steps"]) < 1536, f"{name}: every step is a split point of the chain")
+    check(all(b["s"] > 0 for b in behind) and
+          all(a["s"] >= b["s"] for a, b in zip(behind, behind[1:])) and
+          sum(b["s"] for b in behind) <= lag * (1 + 1e-9) + 1e-12,
+          f"{name}: behind_bound {behind}, predicted - bound {lag} s")
+    stall_at = {e["args"]["step"]: e["dur"] for e in stalls}
+    for b in behind:
+        k = b["step"]
+        check(k < len(view["steps"]) and b["op"] == view["steps"][k]["op"] and
+              b["s"] * 1e6 <= stall_at.get(k, 0) + EPS,
+              f"{name}: {b['s'] * 1e6} us lost before step {k}, stall there {stall_at.get(k, 0)} us")
+    return len(copies), len(stalls), len(behind)
 
 
-n_copies, n_stalls = against_views("120MiB", "swapped")
+n_copies, n_stalls, n_behind = against_views("120MiB", "swapped")
 check(n_copies > 0 and n_stalls > 0, f"the swapped U-Net plan has copies ({n_copies}) and stalls")
-n_copies, n_stalls = against_views("8GiB", "incore")
+check(n_behind > 0, "the swapped U-Net plan falls behind its bound somewhere")
+n_copies, n_stalls, n_behind = against_views("8GiB", "incore")
 check(n_copies == 0 and n_stalls == 0, "the in-core plan has no copy and no stall")
+check(n_behind == 0, "the in-core plan loses nothing to the bound")
 
 # 3. bad targets
 before = open(swap, "rb").read()

@@ -12,6 +12,7 @@
 #include "graph_build.h"
 #include "passes.h"
 #include "random_graph.h"
+#include "report.h"
 #include "pipeline.h"
 #include "test_rand.h"
 #include "verify.h"
@@ -638,12 +639,42 @@ static uint32_t rnd(uint32_t n) {
   return (uint32_t)(test_rand_next(&rng) % n);
 }
 
+/* Every step of the replay starts at or after its least start (the chain bound to it),
+ * and the growths sfc_behind_bound names are all there are: they sum to predicted - bound.
+ * Returns the steps that start early. */
+static uint32_t check_step_bounds(const sfc_ir_t *ir) {
+  uint32_t n = ir->n_steps, early = 0, said;
+  CHECK(ir->step_bound_n == n + 1 && ir->step_start_n == n);
+  if (ir->step_bound_n != n + 1 || ir->step_start_n != n)
+    return 0;
+  for (uint32_t k = 0; k < n; k++)
+    early += ir->step_start_s[k] < ir->step_bound_s[k] * (1 - 1e-9) - 1e-12;
+  CHECK(ir->step_bound_s[n] == ir->time_bound_s);
+  sfc_behind_t *all = malloc(((size_t)n + 1) * sizeof *all);
+  if (!all)
+    return early;
+  double total, sum = 0;
+  uint32_t m = sfc_behind_bound(ir, all, n + 1, &total, &said);
+  CHECK_EQ_U64(said, early); /* the summary's bound check counts the same steps */
+  for (uint32_t i = 0; i < m; i++) {
+    sum += all[i].seconds;
+    CHECK(all[i].step <= n && all[i].seconds > 0);
+    CHECK(i == 0 || all[i - 1].seconds >= all[i].seconds);
+  }
+  CHECK(fabs(total - (ir->predicted_iteration_s - ir->time_bound_s)) <= 1e-12);
+  if (early == 0) /* kept lags never fall below 0: the growths are the whole lag */
+    CHECK(fabs(sum - total) <= 1e-9 * (n + 1) + 1e-9 * fabs(total));
+  free(all);
+  return early;
+}
+
 /* Random graphs at budgets between their floor and their in-core lower bound: each
  * plan fits (or says it cannot), verifies with its budget, and replays on sim with a
- * prediction at or above the time bound. */
+ * prediction at or above the time bound, every step at or after its least start. */
 static void test_random_budgets(void) {
-  uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0;
-  for (int round = 0; round < 200; round++) {
+  uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0, early = 0;
+  int n_rounds = getenv("SFC_TEST_ROUNDS") ? atoi(getenv("SFC_TEST_ROUNDS")) : 200;
+  for (int round = 0; round < n_rounds; round++) {
     sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rnd(60), "test");
     sfc_config_t cfg = make_config(UINT64_C(1) << 40);
     cfg.device.alignment = round % 2 ? 256 : 1;
@@ -671,8 +702,10 @@ static void test_random_budgets(void) {
     CHECK_OK(sfc_verify_plan(&ir.plan, ir.fits_budget, NULL, &err), err);
     CHECK(ir.predicted);
     /* the bound holds for plans within their budget (or the floor they were made for) */
-    if (ir.fits_budget || ir.schedule_infeasible)
+    if (ir.fits_budget || ir.schedule_infeasible) {
       CHECK(ir.predicted_iteration_s >= ir.time_bound_s * (1 - 1e-9));
+      early += check_step_bounds(&ir);
+    }
     CHECK(ir.time_bound_s >= ir.compute_s);
     CHECK(ir.schedule_rounds >= 1 && ir.schedule_rounds <= 9); /* 8, + 1 back to the best */
     plans++;
@@ -684,8 +717,9 @@ static void test_random_budgets(void) {
   }
   fprintf(stderr,
           "  %u plans, %u swaps, %u below the floor, %u rescheduled (%u without the early "
-          "swap-ins)\n",
-          plans, swaps, infeasible, rounds, no_prefetch);
+          "swap-ins), %u steps before their least start\n",
+          plans, swaps, infeasible, rounds, no_prefetch, early);
+  CHECK_EQ_U64(early, 0);
   CHECK(swaps > 100);
   CHECK(infeasible < plans);
   CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */

@@ -284,6 +284,7 @@ typedef struct sfc_ir {
   bool schedule_no_slack;      /* pipeline and tests: leave the packed plan's copies as scheduled */
   uint32_t slack_moved_in;     /* swap-ins issued earlier */
   uint32_t slack_moved_out;    /* swap-out waits moved later */
+  uint32_t slack_relocated;    /*   swap-in destinations moved aside for them */
   bool schedule_no_reorder;    /* tests: leave the chosen plan's copy queues as they are */
   uint32_t slack_delayed_in;   /* sfc_slack_reorder: copies issued later, behind those */
   uint32_t slack_delayed_out;  /*   waited for earlier (swap-ins, swap-outs) */

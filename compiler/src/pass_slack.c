@@ -94,7 +94,6 @@ typedef struct slack {
   uint64_t top;       /* blocks may move below it: the arena, or the budget it fits */
   uint64_t work;      /* blocks visited so far (SLACK_WORK) */
   bool *movable;      /* [n_blocks] a swap-in's destination: it may take another offset */
-  uint32_t relocated; /* destinations moved aside for a swap-out (clear_occupants) */
   uint32_t *in_floor; /* [n_steps] sfc_swap_in_floor, NULL: no limit */
 } slack_t;
 
@@ -102,20 +101,28 @@ static bool shares(const sfc_block_t *a, const sfc_block_t *b) {
   return a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
 }
 
-/* The first step of the first block after block x that shares any of its bytes (n: none). */
-static uint32_t next_occupant(slack_t *s, uint32_t x) {
+/* The first block to begin after step `after` and by step `by` that shares any of block
+ * x's bytes (the earliest; the first by offset among equals), or NONE. */
+static uint32_t first_occupant(slack_t *s, uint32_t x, uint32_t after, uint32_t by) {
   const sfc_ir_t *ir = s->ir;
   const sfc_block_t *a = &ir->blocks[x];
-  uint32_t best = ir->n_steps, i = 0;
+  uint32_t best = NONE, i = 0;
   for (; i < s->n_dev; i++) {
     const sfc_block_t *b = &ir->blocks[s->dev[i]];
     if (b->offset >= a->offset + a->bytes)
       break; /* by offset: none further on shares */
-    if (s->dev[i] != x && shares(a, b) && b->first_step > a->last_step && b->first_step < best)
-      best = b->first_step;
+    if (s->dev[i] != x && shares(a, b) && b->first_step > after && b->first_step <= by &&
+        (best == NONE || b->first_step < ir->blocks[best].first_step))
+      best = s->dev[i];
   }
   s->work += i;
   return best;
+}
+
+/* The first step of the first block after block x that shares any of its bytes (n: none). */
+static uint32_t next_occupant(slack_t *s, uint32_t x) {
+  uint32_t y = first_occupant(s, x, s->ir->blocks[x].last_step, UINT32_MAX);
+  return y == NONE ? s->ir->n_steps : s->ir->blocks[y].first_step;
 }
 
 /* A hole for block x over steps [a, last of x]: the offset of the smallest run of free
@@ -196,24 +203,6 @@ static uint32_t neighbour(const slack_t *s, uint32_t x, int dir) {
   return b->tensor == ir->blocks[x].tensor ? y : NONE;
 }
 
-/* The first block after block x's last step that shares any of its bytes and begins by
- * step `by` (the earliest; NONE: none). */
-static uint32_t first_occupant(slack_t *s, uint32_t x, uint32_t by) {
-  const sfc_ir_t *ir = s->ir;
-  const sfc_block_t *a = &ir->blocks[x];
-  uint32_t best = NONE, i = 0;
-  for (; i < s->n_dev; i++) {
-    const sfc_block_t *b = &ir->blocks[s->dev[i]];
-    if (b->offset >= a->offset + a->bytes)
-      break;
-    if (s->dev[i] != x && shares(a, b) && b->first_step > a->last_step && b->first_step <= by &&
-        (best == NONE || b->first_step < ir->blocks[best].first_step))
-      best = s->dev[i];
-  }
-  s->work += i;
-  return best;
-}
-
 /* Makes room for swap-out source block x to stay until step `last`: the swap-in
  * destinations that begin in its bytes after its last step and by `last` move, earliest
  * first, to the best-fit hole over their own steps with x grown (their steps and copies
@@ -223,14 +212,9 @@ static uint32_t first_occupant(slack_t *s, uint32_t x, uint32_t by) {
 static uint32_t clear_occupants(slack_t *s, uint32_t x, uint32_t last) {
   sfc_ir_t *ir = s->ir;
   sfc_block_t *a = &ir->blocks[x];
-  uint32_t keep = a->last_step, reach = last;
+  uint32_t keep = a->last_step, reach = last, y;
   a->last_step = last; /* grown: hole() sees x over the steps it would hold */
-  for (;;) {
-    a->last_step = keep;
-    uint32_t y = first_occupant(s, x, last);
-    a->last_step = last;
-    if (y == NONE)
-      break;
+  while ((y = first_occupant(s, x, keep, last)) != NONE) {
     uint64_t off = s->movable[y] ? hole(s, y, ir->blocks[y].first_step) : UINT64_MAX;
     if (off == UINT64_MAX || s->work > SLACK_WORK) {
       reach = ir->blocks[y].first_step - 1;
@@ -238,7 +222,7 @@ static uint32_t clear_occupants(slack_t *s, uint32_t x, uint32_t last) {
     }
     ir->blocks[y].offset = off;
     resort(s, y);
-    s->relocated++;
+    ir->slack_relocated++;
   }
   a->last_step = keep;
   return reach;
@@ -262,7 +246,7 @@ static void move_waits(slack_t *s) {
     uint32_t next = neighbour(s, x, +1), occ = next_occupant(s, x);
     uint32_t cap = next != NONE ? ir->blocks[next].first_step : ir->n_steps;
     uint32_t last = cap >= 2 ? cap - 2 : 0;
-    if (occ - 1 < last && last > b->last_step && s->movable)
+    if (occ - 1 < last && last > b->last_step)
       occ = clear_occupants(s, x, last) + 1; /* the swap-ins in the way move aside */
     if (occ - 1 < last)
       last = occ - 1;
@@ -524,8 +508,7 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   move_waits(&s);
   if (!sfc_swap_in_floor(ir, &s.in_floor) || !move_issues(&s))
     st = oom(err);
-  ir->slack_relocated = s.relocated;
-  if (st == SFC_OK && (ir->slack_moved_in || ir->slack_moved_out || s.relocated))
+  if (st == SFC_OK && (ir->slack_moved_in || ir->slack_moved_out || ir->slack_relocated))
     st = rebuild_deps(&s, err);
   for (uint32_t i = 0; i < s.n_dev; i++) { /* a block may have moved above the old peak */
     const sfc_block_t *b = &ir->blocks[s.dev[i]];

@@ -230,6 +230,13 @@ typedef struct sfc_ir {
   bool schedule_prefetched;          /* some swap-in was moved earlier to wait behind others */
   bool schedule_lazy_waits;          /* window: also move swap-out waits later (the tuner's) */
   bool schedule_sorted_waits;        /* window: then wait for them in queue order (the tuner's) */
+  bool schedule_late_homes;          /* window: a persistent tensor whose copy home after its
+                                        last write cannot hide gets no hidden gap (the
+                                        tuner's; pass_schedule.c late_homes) */
+  double schedule_late_s;            /*   the time such copies would wait, summed */
+  uint8_t window_late;               /* window: auto: the late-homes candidate the finals try
+                                        last (0: none) */
+  bool window_plain_only;            /* tests: window: auto tries no late-homes candidate */
   uint64_t schedule_prefetch_margin; /* pipeline: the early swap-ins and late waits keep this
                                         much of the target free (room for the packer) */
   uint8_t schedule_margin_rounds;    /* pipeline: fragmentation rounds that raised it */
@@ -324,7 +331,8 @@ enum { SFC_WINDOW_MODES = 4 };
 
 /* window: auto's candidates (sfc_window_candidate): every mode of the first three
  * priorities, then the recent priority with the queue-ordered late waits only (the mode
- * it wins with; all four would cost the largest graphs a quarter more tuning). */
+ * it wins with; all four would cost the largest graphs a quarter more tuning). Candidate
+ * SFC_WINDOW_CANDIDATES + c is candidate c with schedule_late_homes (the finals' last). */
 enum { SFC_WINDOW_CANDIDATES = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1 };
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */

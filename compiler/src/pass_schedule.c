@@ -1387,6 +1387,48 @@ static sfc_status_t measure(sched_t *s, int64_t *live, sfc_error_t *err) {
   return SFC_OK;
 }
 
+/* Late homes. A persistent tensor whose home moves to the host goes back there after its
+ * last write, before the iteration ends; when the compute after that write is shorter
+ * than the copy, the iteration waits for it (an optimizer's update near the end: the
+ * copies of the state it wrote drain after the last step). schedule_late_s gets those
+ * copies' time beyond the compute after them, summed: a gauge of what homing them would
+ * cost the iteration's end (window: auto tries the flag where it is 1 % of the compute). With
+ * schedule_late_homes (a window: auto candidate) such a tensor's gaps are not hideable: the
+ * selection takes them only where no hideable gap covers the step, and evicts something else first.
+ * acc: access bits of each (tensor, use step), as find_gaps has them. */
+static bool late_homes(sched_t *s, const uint8_t *acc) {
+  sfc_ir_t *ir = s->ir;
+  const sfc_config_t *cfg = ir->config;
+  uint32_t nt = ir->graph->n_tensors;
+  double lat = cfg->device.copy_latency_s > 0 ? cfg->device.copy_latency_s * 1e6 : 0;
+  ir->schedule_late_s = 0;
+  if (cfg->device.d2h_bytes_per_s <= 0)
+    return true;
+  bool *late = calloc((size_t)nt + 1, sizeof *late);
+  if (!late)
+    return false;
+  for (uint32_t t = 0; t < nt; t++) {
+    uint32_t b = s->blk[t];
+    if (b == NONE || !is_candidate(ir, &ir->blocks[b]) || !homed(&ir->blocks[b]))
+      continue;
+    const sfc_live_t *l = &ir->live[t];
+    uint32_t w = NONE;
+    for (uint32_t i = l->use_count; i-- > 0 && w == NONE;)
+      if (acc[l->use_begin + i] & SFC_ACCESS_WRITE)
+        w = ir->use_steps[l->use_begin + i];
+    double copy = lat + (double)ir->graph->tensors[t].bytes / cfg->device.d2h_bytes_per_s * 1e6;
+    double after = w != NONE ? span_us(s, w + 1, s->n) : 0;
+    late[t] = w != NONE && after < copy;
+    if (late[t])
+      ir->schedule_late_s += (copy - after) * 1e-6;
+  }
+  for (uint32_t i = 0; i < s->n_gaps && ir->schedule_late_homes; i++)
+    if (late[s->gaps[i].tensor])
+      s->gaps[i].hideable = false;
+  free(late);
+  return true;
+}
+
 /* The tensors' gaps of 2 steps or more, with their copy times placed. */
 static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
   sfc_ir_t *ir = s->ir;
@@ -1494,6 +1536,10 @@ static sfc_status_t find_gaps(sched_t *s, sfc_error_t *err) {
     }
   }
   s->n_gaps = n_gaps;
+  if (!late_homes(s, acc)) {
+    free(acc);
+    return oom(err);
+  }
   free(acc);
   return SFC_OK;
 }

@@ -33,9 +33,10 @@
 #include "tiler.h"
 
 #define SCHEDULE_ROUNDS 8
-#define MARGIN_ROUNDS   2 /* of them keeping more room free from the early swap-ins */
-#define MARGIN_REFINE   6 /* rounds that look for a smaller margin that still fits */
-#define WINDOW_FINALS   4 /* window: auto candidates that may go through the final rounds */
+#define MARGIN_ROUNDS   2    /* of them keeping more room free from the early swap-ins */
+#define MARGIN_REFINE   6    /* rounds that look for a smaller margin that still fits */
+#define WINDOW_FINALS   4    /* window: auto candidates that may go through the final rounds */
+#define LATE_HOMES_MIN  0.01 /* window: auto: tunes late homes from this share of compute */
 
 /* Not a pass of its own file: the plan replayed on the sim device. */
 static sfc_status_t predict(sfc_ir_t *ir, sfc_error_t *err) {
@@ -261,8 +262,11 @@ static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
  * c / SFC_WINDOW_MODES and mode c % SFC_WINDOW_MODES — early swap-ins with late swap-out
  * waits, early swap-ins only, neither, early swap-ins with the late waits in queue order
  * — for the first three priorities; the last candidate is the recent priority with the
- * queue-ordered waits. */
+ * queue-ordered waits. Candidate SFC_WINDOW_CANDIDATES + c is candidate c with
+ * schedule_late_homes (the finals try the best one's, pass_schedule.c late_homes). */
 void sfc_window_candidate(sfc_ir_t *ir, int c) {
+  ir->schedule_late_homes = c >= SFC_WINDOW_CANDIDATES;
+  c %= SFC_WINDOW_CANDIDATES;
   bool grid = c < SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1);
   int mode = grid ? c % SFC_WINDOW_MODES : 3;
   ir->schedule_priority = (uint8_t)(grid ? c / SFC_WINDOW_MODES : SFC_PRIORITY_RECENT);
@@ -271,41 +275,50 @@ void sfc_window_candidate(sfc_ir_t *ir, int c) {
   ir->schedule_no_prefetch = mode == 2;
 }
 
-static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
+/* One candidate of the tuner: blocks .. predict, packed fast (pack_fast), and where its
+ * plan stands: *level 2 when its blocks and host staging fit, 1 the blocks only, 0
+ * neither; its time on sim. */
+static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options_t *opt, int *level,
+                                  double *t, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
-  uint64_t budget = ir->config->budget_bytes;
-  int best = -1;
-  double best_time = 0;
+  sfc_window_candidate(ir, c);
+  for (size_t i = from; i <= to; i++)
+    SFC_TRY(run_pass(ir, i, err));
+  /* packing is the rounds' business; the host staging arena is packed (by best-fit)
+   * here too, and a candidate within both budgets comes first */
+  *level = ir->lower_bound > ir->config->budget_bytes ? 0 : staging_fits(ir) ? 2 : 1;
+  *t = ir->predicted_iteration_s;
+  if (opt && opt->verbose > 0)
+    fprintf(dump, "sfc: window candidate %d (priority %s, %s%s): arena %" PRIu64 " B%s, %.3f ms\n",
+            c, sfc_priority_name(ir->schedule_priority),
+            ir->schedule_no_prefetch    ? "no early swap-ins"
+            : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
+            : ir->schedule_lazy_waits   ? "early swap-ins, late waits"
+                                        : "early swap-ins",
+            ir->schedule_late_homes ? ", late write-backs avoided" : "", ir->arena_bytes,
+            *level == 2 ? ""
+            : *level    ? " (host staging over)"
+                        : " (over)",
+            *t * 1e3);
+  return SFC_OK;
+}
+
+static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
+  int best = -1, late = -1;
+  double best_time = 0, late_time = 0;
   uint64_t best_arena = 0;
   int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
   ir->window_ranked = 0;
   ir->pack_fast = true;
   for (int c = 0; c < SFC_WINDOW_CANDIDATES; c++) {
-    sfc_window_candidate(ir, c);
-    for (size_t i = from; i <= to; i++) {
-      sfc_status_t st = run_pass(ir, i, err);
-      if (st != SFC_OK) {
-        ir->pack_fast = false;
-        return st;
-      }
+    int level;
+    double t;
+    sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
+    if (st != SFC_OK) {
+      ir->pack_fast = false;
+      return st;
     }
-    /* packing is the rounds' business; the host staging arena is packed (by best-fit)
-     * here too, and a candidate within both budgets comes first */
-    int level = ir->lower_bound > budget ? 0 : staging_fits(ir) ? 2 : 1;
-    double t = ir->predicted_iteration_s;
-    if (opt && opt->verbose > 0)
-      fprintf(dump, "sfc: window candidate %d (priority %s, %s): arena %" PRIu64 " B%s, %.3f ms\n",
-              c, sfc_priority_name(ir->schedule_priority),
-              ir->schedule_no_prefetch    ? "no early swap-ins"
-              : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
-              : ir->schedule_lazy_waits   ? "early swap-ins, late waits"
-                                          : "early swap-ins",
-              ir->arena_bytes,
-              level == 2 ? ""
-              : level    ? " (host staging over)"
-                         : " (over)",
-              t * 1e3);
     bool seen = false; /* a candidate another one's plan already is (the same time) */
     for (uint8_t j = 0; j < ir->window_ranked; j++)
       seen = seen || ir->window_rank_s[j] == t;
@@ -331,9 +344,27 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     if (ir->schedule_infeasible)
       break; /* below the floor every candidate is scheduled for the floor */
   }
+  /* where homing the late-written state would cost the iteration's end 1 % of its
+   * compute or more (pass_schedule.c late_homes; the same for every candidate), every
+   * candidate again with late homes: the fastest within both budgets goes through the
+   * finals last (window_late), after the plain candidates' */
+  bool gate = !ir->window_plain_only && !ir->schedule_infeasible &&
+              ir->schedule_late_s >= LATE_HOMES_MIN * ir->compute_s;
+  for (int c = 0; gate && c < SFC_WINDOW_CANDIDATES; c++) {
+    int level;
+    double t;
+    sfc_status_t st = try_candidate(ir, SFC_WINDOW_CANDIDATES + c, opt, &level, &t, err);
+    if (st != SFC_OK) {
+      ir->pack_fast = false;
+      return st;
+    }
+    if (level == 2 && (late < 0 || t < late_time))
+      late = SFC_WINDOW_CANDIDATES + c, late_time = t;
+  }
   ir->pack_fast = false;
   sfc_window_candidate(ir, best);
   ir->window_candidates = SFC_WINDOW_CANDIDATES;
+  ir->window_late = late > 0 ? (uint8_t)late : 0;
   ir->predicted = false;
   return SFC_OK;
 }
@@ -558,7 +589,7 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   int stage = 0, best_stage = -1; /* window: auto finals: the place in window_rank tried */
   double best_s = 0;
   uint64_t best_over = 0;
-  bool best_fits = false, best_dev = false, rerun = false;
+  bool best_fits = false, best_dev = false, rerun = false, late_tried = false;
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -653,6 +684,13 @@ again:
     bool good = fits && t <= ir->window_rank_s[stage] * 1.02;
     bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
                 (!best_fits || ir->window_rank_s[next] < best_s);
+    if (!more && ir->window_late && best_fits && !late_tried) { /* then the best's late homes */
+      late_tried = true;
+      next = ir->window_ranked++;
+      ir->window_rank[next] = ir->window_late;
+      ir->window_rank_s[next] = best_s;
+      more = true;
+    }
     if (more || best_stage != stage) {
       int c = ir->window_rank[more ? next : best_stage];
       if (opt && opt->verbose > 0)

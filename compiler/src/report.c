@@ -175,6 +175,8 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
               : ir->schedule_sorted_waits ? ", late swap-out waits in queue order"
               : ir->schedule_lazy_waits   ? ", late swap-out waits"
                                           : "");
+    if (ir->window_candidates && ir->schedule_late_homes)
+      fprintf(out, ", late write-backs avoided");
     if (cfg->scheduler.policy == SFC_SCHED_WINDOW && cfg->scheduler.prefetch_limit)
       fprintf(out, "; swap-ins at most %u steps ahead", cfg->scheduler.prefetch_limit);
     if (cfg->scheduler.policy == SFC_SCHED_WINDOW && !cfg->scheduler.window_auto) {

@@ -21,14 +21,21 @@ static inline uint32_t rg_rnd(uint64_t *rng, uint32_t n) {
   return (uint32_t)(test_rand_next(rng) % n);
 }
 
-static inline sfc_graph_t *rg_training_graph(uint64_t *rng, int layers, const char *device) {
+/* updates_last: every update after the whole backward pass, in layer order (an
+ * optimizer's step, as PyTorch records it), and params up to 64 KiB: the state the updates
+ * write goes home at the iteration's end. Otherwise each layer's update follows its
+ * backward op. */
+static inline sfc_graph_t *rg_training_graph_ex(uint64_t *rng, int layers, const char *device,
+                                                bool updates_last) {
   if (layers < 1 || layers > RG_MAX_LAYERS)
     abort();
+  uint32_t gws[RG_MAX_LAYERS];
   sfc_graph_t *g = tg_new("random");
   uint32_t x = tg_tensor(g, "x", 1 + rg_rnd(rng, 1 << 16), SFC_KIND_INPUT);
   uint32_t acts[RG_MAX_LAYERS], params[RG_MAX_LAYERS], grads[RG_MAX_LAYERS], prev = x;
   for (int i = 0; i < layers; i++) {
-    params[i] = tg_tensor(g, "w", 1 + rg_rnd(rng, 1 << 12), SFC_KIND_PARAM);
+    params[i] =
+        tg_tensor(g, "w", 1 + rg_rnd(rng, updates_last ? 1 << 16 : 1 << 12), SFC_KIND_PARAM);
     acts[i] = tg_tensor(g, "a", 1 + rg_rnd(rng, 1 << 18), SFC_KIND_ACTIVATION);
     uint32_t skip = i > 2 && rg_rnd(rng, 3) == 0 ? acts[rg_rnd(rng, (uint32_t)i)] : prev;
     uint32_t in[] = {prev, params[i], skip};
@@ -52,13 +59,23 @@ static inline sfc_graph_t *rg_training_graph(uint64_t *rng, int layers, const ch
       tg_op(g, "acc_", SFC_PHASE_BACKWARD, 2, acc_in, 1, &grads[i + 2]);
     }
     uint32_t uin[] = {params[i], gw};
-    tg_op(g, "sgd", SFC_PHASE_UPDATE, 2, uin, 1, &params[i]);
+    gws[i] = gw;
+    if (!updates_last)
+      tg_op(g, "sgd", SFC_PHASE_UPDATE, 2, uin, 1, &params[i]);
     grad = grads[i];
+  }
+  for (int i = 0; updates_last && i < layers; i++) {
+    uint32_t uin[] = {params[i], gws[i]};
+    tg_op(g, "sgd", SFC_PHASE_UPDATE, 2, uin, 1, &params[i]);
   }
   g->device = device;
   for (uint32_t o = 0; o < g->n_ops; o++)
     g->ops[o].time_us = rg_rnd(rng, 3) ? (double)rg_rnd(rng, 200) : -1;
   return g;
+}
+
+static inline sfc_graph_t *rg_training_graph(uint64_t *rng, int layers, const char *device) {
+  return rg_training_graph_ex(rng, layers, device, false);
 }
 
 #endif /* SFC_TEST_RANDOM_GRAPH_H */

@@ -727,9 +727,9 @@ static void test_random_budgets(void) {
 
 /* A random training graph, links of bw x (1 .. spread) B/s each way, and a budget
  * between 1/div of its in-core lower bound and all of it. */
-static sfc_graph_t *graph_at_random_budget(sfc_config_t *cfg, double bw, uint32_t spread,
-                                           uint64_t div) {
-  sfc_graph_t *g = rg_training_graph(&rng, 4 + (int)rnd(40), "test");
+static sfc_graph_t *graph_at_random_budget_ex(sfc_config_t *cfg, double bw, uint32_t spread,
+                                              uint64_t div, bool updates_last) {
+  sfc_graph_t *g = rg_training_graph_ex(&rng, 4 + (int)rnd(40), "test", updates_last);
   *cfg = make_config(UINT64_C(1) << 40);
   cfg->device.h2d_bytes_per_s = cfg->device.d2h_bytes_per_s = bw * (1 + rnd(spread));
   sfc_ir_t ir;
@@ -741,10 +741,15 @@ static sfc_graph_t *graph_at_random_budget(sfc_config_t *cfg, double bw, uint32_
   return g;
 }
 
+static sfc_graph_t *graph_at_random_budget(sfc_config_t *cfg, double bw, uint32_t spread,
+                                           uint64_t div) {
+  return graph_at_random_budget_ex(cfg, bw, spread, div, false);
+}
+
 /* window: auto. With best-fit configured (the tuner's own packer), a plan that needs no
- * fragmentation round is exactly its chosen candidate's: its predicted time is the least
- * of the nine candidates compiled one by one (the tuner skipped by presetting
- * window_candidates). */
+ * fragmentation round (and whose finals tried no late homes) is exactly its chosen
+ * candidate's: its predicted time is the least of the plain candidates compiled one by
+ * one (the tuner skipped by presetting window_candidates). */
 static void test_window_tuner(void) {
   uint32_t checked = 0, differ = 0;
   for (int round = 0; round < 30; round++) {
@@ -756,6 +761,8 @@ static void test_window_tuner(void) {
     bool plain = ir.schedule_rounds == 1 && !ir.schedule_infeasible && ir.n_swaps > 0;
     double tuned = ir.predicted_iteration_s, best = INFINITY, worst = 0;
     CHECK(ir.n_swaps == 0 || ir.window_candidates == SFC_WINDOW_CANDIDATES);
+    CHECK(!ir.schedule_late_homes || ir.window_late);
+    plain = plain && !ir.window_late; /* the finals tried no late homes */
     sfc_ir_deinit(&ir);
     for (int c = 0; plain && c < SFC_WINDOW_CANDIDATES; c++) {
       sfc_ir_init(&ir, g, &cfg);
@@ -777,6 +784,55 @@ static void test_window_tuner(void) {
   }
   fprintf(stderr, "  %u tuned plans checked, %u where the candidates differ\n", checked, differ);
   CHECK(checked >= 5 && differ >= 1);
+}
+
+/* window: auto's late homes (pass_schedule.c late_homes): where the late write-backs
+ * would cost 1 % of the compute, the tuner tries every candidate again with
+ * schedule_late_homes and the fastest goes through the finals last, kept when faster. Random graphs
+ * whose updates all come after the backward pass (an optimizer's step: the state they
+ * write goes home at the iteration's end) over slow links, each compiled twice: as the
+ * pipeline does, and without that final (window_plain_only). Both plans are verified;
+ * the late homes are tried exactly where the gate says and make some plans faster (the
+ * finals judge before the reorder, so one could come out slower after it: counted). */
+static void test_late_homes(void) {
+  uint32_t plans = 0, tuned = 0, chose = 0, faster = 0, slower = 0;
+  for (int round = 0; round < 20; round++) {
+    sfc_config_t cfg;
+    sfc_graph_t *g = graph_at_random_budget_ex(&cfg, 1e7, 10, 2, true);
+    double t[2] = {0, 0};
+    bool fit[2] = {false, false};
+    for (int plain = 0; plain < 2; plain++) {
+      sfc_ir_t ir;
+      sfc_error_t err = {0};
+      sfc_ir_init(&ir, g, &cfg);
+      ir.window_plain_only = plain;
+      CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
+      t[plain] = ir.predicted_iteration_s;
+      fit[plain] = ir.fits_budget;
+      if (ir.fits_budget)
+        CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+      if (ir.n_swaps > 0 && ir.window_candidates) {
+        bool gate = ir.schedule_late_s >= 0.01 * ir.compute_s && !ir.schedule_infeasible;
+        CHECK(ir.window_candidates == SFC_WINDOW_CANDIDATES);
+        CHECK(!ir.window_late || (!plain && gate)); /* 0 too when none fits the tuner's */
+        CHECK(!ir.window_late || ir.window_late >= SFC_WINDOW_CANDIDATES);
+        CHECK(!ir.schedule_late_homes || ir.window_late);
+        tuned += ir.window_late != 0;
+        chose += ir.schedule_late_homes;
+      }
+      sfc_ir_deinit(&ir);
+    }
+    if (fit[0] && fit[1]) {
+      plans++;
+      faster += t[0] < t[1] * (1 - 1e-9);
+      slower += t[0] > t[1] * (1 + 1e-9);
+    }
+    sfc_graph_destroy(g);
+  }
+  fprintf(stderr,
+          "  %u plans, %u tried late homes (%u kept them): %u faster than without, %u slower\n",
+          plans, tuned, chose, faster, slower);
+  CHECK(tuned >= 5 && chose >= 1 && faster >= 1);
 }
 
 /* The margin rounds' refinement (pipeline.c): once a margin round fits, smaller margins
@@ -1236,6 +1292,7 @@ int main(void) {
   RUN(test_recent_priority);
   RUN(test_random_budgets);
   RUN(test_window_tuner);
+  RUN(test_late_homes);
   RUN(test_sorted_waits);
   RUN(test_margin_refinement);
   RUN(test_slack);

@@ -263,7 +263,8 @@ static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
  * waits, early swap-ins only, neither, early swap-ins with the late waits in queue order
  * — for the first three priorities; the last candidate is the recent priority with the
  * queue-ordered waits. Candidate SFC_WINDOW_CANDIDATES + c is candidate c with
- * schedule_late_homes (the finals try the best one's, pass_schedule.c late_homes). */
+ * schedule_late_homes (pass_schedule.c late_homes); the finals try the fastest of those
+ * last. */
 void sfc_window_candidate(sfc_ir_t *ir, int c) {
   ir->schedule_late_homes = c >= SFC_WINDOW_CANDIDATES;
   c %= SFC_WINDOW_CANDIDATES;
@@ -684,7 +685,8 @@ again:
     bool good = fits && t <= ir->window_rank_s[stage] * 1.02;
     bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
                 (!best_fits || ir->window_rank_s[next] < best_s);
-    if (!more && ir->window_late && best_fits && !late_tried) { /* then the best's late homes */
+    /* then the fastest late-homes candidate of the tuner */
+    if (!more && ir->window_late && best_fits && !late_tried) {
       late_tried = true;
       next = ir->window_ranked++;
       ir->window_rank[next] = ir->window_late;

@@ -302,6 +302,34 @@ static void test_search_reproducible(void) {
   sfc_pack_csv_free(&csv);
 }
 
+/* sfc_pack_options_t.backstop_s: a run past its backstop stops there (wall_stopped)
+ * with a packing sfc_pack_run verified, whatever its work-clock limit; the compiler gives
+ * each of a scheduled plan's packs, limited to a tenth of packer.time_limit, the
+ * backstop of the whole limit (pass_pack.c). A backstop of 1 ns has passed by the
+ * first clock reading after a run (never on the same nanosecond as the start). */
+static void test_backstop(void) {
+  sfc_pack_csv_t csv;
+  if (!load("../minimalloc/challenging/A.1048576.csv", &csv))
+    return;
+  sfc_pack_problem_t p = {.blocks = csv.blocks, .count = csv.count, .alignment = 1};
+  const char *algorithms[] = {"search", "auto"};
+  for (size_t a = 0; a < sizeof algorithms / sizeof *algorithms; a++) {
+    if (!sfc_packer_find(algorithms[a]))
+      continue;
+    for (size_t i = 0; i < p.count; i++)
+      p.blocks[i].offset = 0;
+    sfc_pack_options_t opt = {
+        .time_limit_s = 60, .mip_max_blocks = 30, .minimize = true, .backstop_s = 1e-9};
+    sfc_pack_result_t r = {0};
+    sfc_error_t err = {0};
+    CHECK_OK(sfc_pack_run(algorithms[a], &p, &opt, &r, &err), err);
+    CHECK(r.wall_stopped);
+    CHECK(r.peak >= r.lower_bound && r.peak > 0);
+    CHECK(r.work_s < 60);
+  }
+  sfc_pack_csv_free(&csv);
+}
+
 /* The SVG has one rect of class "b" per block, the two lines, an escaped title,
  * and ends with </svg>. */
 static void test_svg(void) {
@@ -348,6 +376,7 @@ int main(int argc, char **argv) {
   RUN(test_auto_large);
   RUN(test_auto_reproducible);
   RUN(test_search_reproducible);
+  RUN(test_backstop);
   RUN(test_svg);
   int rc = check_summary();
   return rc ? rc : skipped ? 77 : 0;

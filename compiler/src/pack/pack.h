@@ -57,6 +57,10 @@ typedef struct sfc_pack_options {
                               the schedule aimed at the budget, a lower arena buys nothing) */
   bool wall_clock;         /* measure time_limit_s on the wall clock (benchmarks); the
                               result then depends on the machine's speed and load */
+  double backstop_s;       /* on the work clock: the wall-clock backstop, in wall seconds
+                              from the start (pack_clock.h); <= 0: SFC_PACK_WALL_FACTOR x
+                              time_limit_s + 1 s. A caller that splits its limit among
+                              many packings gives each the backstop of the whole */
 } sfc_pack_options_t;
 
 typedef struct sfc_pack_result {

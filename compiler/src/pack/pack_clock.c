@@ -7,9 +7,16 @@
 
 #define SEARCH_NS_PER_UNIT 0.6 /* measured 0.37-0.6 ns (154-1042 blocks) */
 
-void sfc_pack_clock_start(sfc_pack_clock_t *c, bool wall, double limit_s) {
-  *c = (sfc_pack_clock_t){
-      .wall = wall, .t0 = sfc_clock_seconds(), .backstop = SFC_PACK_WALL_FACTOR * limit_s + 1.0};
+void sfc_pack_clock_start(sfc_pack_clock_t *c, bool wall, double limit_s, double backstop_s) {
+  *c = (sfc_pack_clock_t){.wall = wall,
+                          .t0 = sfc_clock_seconds(),
+                          .backstop =
+                              backstop_s > 0 ? backstop_s : SFC_PACK_WALL_FACTOR * limit_s + 1.0};
+}
+
+double sfc_pack_clock_backstop_left(const sfc_pack_clock_t *c) {
+  double left = c->backstop - (sfc_clock_seconds() - c->t0);
+  return left > 1e-3 ? left : 1e-3;
 }
 
 double sfc_pack_clock_now(sfc_pack_clock_t *c) {

@@ -40,8 +40,13 @@ typedef struct sfc_pack_clock {
   bool wall_stopped; /* the backstop was reached */
 } sfc_pack_clock_t;
 
-/* Starts a clock for a run limited to limit_s seconds. */
-void sfc_pack_clock_start(sfc_pack_clock_t *c, bool wall, double limit_s);
+/* Starts a clock for a run limited to limit_s seconds, its backstop backstop_s wall
+ * seconds away (<= 0: SFC_PACK_WALL_FACTOR x limit_s + 1 s). */
+void sfc_pack_clock_start(sfc_pack_clock_t *c, bool wall, double limit_s, double backstop_s);
+
+/* The wall seconds left before c's backstop (at least 1 ms): a run started inside
+ * another gets no more. */
+double sfc_pack_clock_backstop_left(const sfc_pack_clock_t *c);
 
 /* Seconds since the start: wall time, or the work charged (+infinity once the
  * backstop is passed). Deterministic on the work clock until then. */

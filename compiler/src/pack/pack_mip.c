@@ -172,7 +172,7 @@ sfc_status_t sfc_pack_mip(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
   double t0 = sfc_clock_seconds();
   double limit = opt && opt->time_limit_s > 0 ? opt->time_limit_s : SFC_PACK_EXACT_DEFAULT_S;
   sfc_pack_clock_t clk;
-  sfc_pack_clock_start(&clk, opt && opt->wall_clock, limit);
+  sfc_pack_clock_start(&clk, opt && opt->wall_clock, limit, opt ? opt->backstop_s : 0);
   int verbose = opt ? opt->verbose : 0;
   bool minimize = p->capacity == 0 || (opt && opt->minimize);
   size_t n = p->count;

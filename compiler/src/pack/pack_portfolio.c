@@ -434,6 +434,7 @@ static sfc_status_t exact(sfc_pack_problem_t *p, const sfc_pack_options_t *opt, 
     q.capacity = goal;
     sfc_pack_options_t o = *opt;
     o.time_limit_s = k == 0 && sfc_packer_find("search") ? left / 2 : left;
+    o.backstop_s = sfc_pack_clock_backstop_left(b->clk); /* within this run's */
     o.minimize = !fit;
     sfc_pack_result_t r = {0};
     double t = sfc_clock_seconds();
@@ -500,7 +501,8 @@ static int by_lower_desc(const void *pa, const void *pb) {
 sfc_status_t sfc_pack_auto(sfc_pack_problem_t *p, const sfc_pack_options_t *opt,
                            sfc_pack_result_t *out, sfc_error_t *err) {
   sfc_pack_clock_t clk;
-  sfc_pack_clock_start(&clk, opt->wall_clock, opt->time_limit_s > 0 ? opt->time_limit_s : 10.0);
+  sfc_pack_clock_start(&clk, opt->wall_clock, opt->time_limit_s > 0 ? opt->time_limit_s : 10.0,
+                       opt->backstop_s);
   out->algorithm = "auto";
   out->peak = 0;
   if (p->count == 0) {

@@ -488,7 +488,7 @@ sfc_status_t sfc_pack_search(sfc_pack_problem_t *p, const sfc_pack_options_t *op
                 .align = p->alignment ? p->alignment : 1,
                 .blocks = p->blocks,
                 .work_limit = opt ? opt->work_limit : 0};
-  sfc_pack_clock_start(&s.clk, opt && opt->wall_clock, limit);
+  sfc_pack_clock_start(&s.clk, opt && opt->wall_clock, limit, opt ? opt->backstop_s : 0);
   uint64_t *size = malloc(n * sizeof *size);
   pre_t *pre = malloc(n * sizeof *pre);
   s.size = size;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -28,6 +29,7 @@ static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
     "                         [--policy P] [--tiling M] [--staging-budget SIZE] [-o PLAN]\n"
     "                         [--batch N] [--image-size N] [--dump-after PASS] [--json] [-v] [-q]\n"
+    "                         [--progress]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -62,7 +64,9 @@ static const char help[] =
     "                      pack, slack, plan, verify, predict, bound) or after every pass (all),\n"
     "                      on stderr\n"
     "  -v, --verbose       time each pass on stderr\n"
-    "  -q, --quiet         no summary on stdout\n"
+    "  -q, --quiet         no summary on stdout, no progress on stderr\n"
+    "      --progress      a line on stderr per tuner candidate and packing round (by\n"
+    "                      default, when stderr is a terminal, one line rewritten in place)\n"
     "      --json          the summary as one JSON object on stdout (for scripts)\n"
     "\n"
     "example:\n"
@@ -74,7 +78,7 @@ static const char help[] =
 typedef struct args {
   const char *graph, *output, *dump_after, *batch, *image_size;
   sfc_cli_config_args_t ca; /* -c, --budget, --profile, --packer, --policy */
-  int verbose, quiet, json;
+  int verbose, quiet, json, progress;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a) {
@@ -99,6 +103,8 @@ static int parse(int argc, char **argv, args_t *a) {
       a->quiet = 1;
     else if (strcmp(arg, "--json") == 0)
       a->json = 1;
+    else if (strcmp(arg, "--progress") == 0)
+      a->progress = 1;
     else if (arg[0] == '-' && arg[1] != '\0')
       return sfc_cli_usage("compile", "unknown option '%s'", arg);
     else if (a->graph)
@@ -257,7 +263,14 @@ static int run(int argc, char **argv) {
   sfc_ir_t ir;
   sfc_ir_init(&ir, graph, &cfg);
   sfc_compile_options_t opt = {.dump_after = a.dump_after, .verbose = a.verbose};
+  /* progress: asked for, or on a terminal (not beside -v's lines, nor with -q) */
+  if (a.progress)
+    opt.progress = SFC_PROGRESS_LINE;
+  else if (!a.quiet && !a.verbose && !a.dump_after && isatty(STDERR_FILENO))
+    opt.progress = SFC_PROGRESS_TTY;
   sfc_status_t st = sfc_compile_ir(&ir, &opt, &err);
+  if (opt.progress == SFC_PROGRESS_TTY)
+    fputs("\r\033[K", stderr); /* the status line goes before any summary or error */
   uint64_t plan_bytes = 0;
   if (st == SFC_OK && a.output) {
     void *data = NULL;

@@ -24,6 +24,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,6 +277,26 @@ void sfc_window_candidate(sfc_ir_t *ir, int c) {
   ir->schedule_no_prefetch = mode == 2;
 }
 
+/* opt->progress: what the long parts of a compile are doing (the tuners' candidates,
+ * the fragmentation rounds), on stderr (cmd_compile.c erases a terminal's line). */
+static void progress(const sfc_compile_options_t *opt, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void progress(const sfc_compile_options_t *opt, const char *fmt, ...) {
+  if (!opt || opt->progress == SFC_PROGRESS_OFF)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs(opt->progress == SFC_PROGRESS_TTY ? "\r\033[Ksfc compile: " : "sfc compile: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (opt->progress == SFC_PROGRESS_LINE)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
 /* One candidate of the tuner: blocks .. predict, packed fast (pack_fast), and where its
  * plan stands: *level 2 when its blocks and host staging fit, 1 the blocks only, 0
  * neither; its time on sim. */
@@ -283,6 +304,8 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
                                   double *t, sfc_error_t *err) {
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
+  progress(opt, "window: auto: candidate %d (%d of %d)", c, c + 1,
+           c < SFC_WINDOW_CANDIDATES ? SFC_WINDOW_CANDIDATES : 2 * SFC_WINDOW_CANDIDATES);
   sfc_window_candidate(ir, c);
   for (size_t i = from; i <= to; i++)
     SFC_TRY(run_pass(ir, i, err));
@@ -517,6 +540,7 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   if (nc == 1)
     return SFC_OK; /* nothing the partitioner would tile */
   for (uint32_t k = 1; k < nc; k++) {
+    progress(opt, "tiling: auto: grid %u of %u", k, nc - 1);
     SFC_TRY(run_candidate(ir, &cand[k], false, err));
     if (opt && opt->verbose > 0)
       fprintf(dump,
@@ -556,6 +580,7 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     tiling_candidate_t *c = &cand[next];
     c->tried = true;
     if (c->swaps) {
+      progress(opt, "tiling: auto: replaying grid %d", next);
       SFC_TRY(run_candidate(ir, c, true, err));
       if (opt && opt->verbose > 0)
         fprintf(dump, "sfc: tiling candidate %d replayed on sim: %.3f ms\n", next, c->time_s * 1e3);
@@ -588,6 +613,7 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   rounds_t rounds = {0};
   size_t start = 0;
   int stage = 0, best_stage = -1; /* window: auto finals: the place in window_rank tried */
+  int final_runs = 1;             /* and how many went through the rounds (progress) */
   double best_s = 0;
   uint64_t best_over = 0;
   bool best_fits = false, best_dev = false, rerun = false, late_tried = false;
@@ -599,6 +625,13 @@ again:
          ir->config->tiling.mode == SFC_TILING_FASTEST) &&
         !ir->n_tile_given && ir->config->budget_bytes && ir->schedule_rounds == 1)
       SFC_TRY(tune_tiling(ir, opt, err));
+    if (passes[i].fn == sfc_pass_pack && ir->n_swaps > 0 && ir->window_ranked > 0)
+      progress(opt, "packing: window candidate %d (final %d), round %u", ir->window_rank[stage],
+               final_runs, ir->schedule_rounds);
+    else if (passes[i].fn == sfc_pass_pack && ir->n_swaps > 0)
+      progress(opt, "packing: round %u", ir->schedule_rounds);
+    else if (passes[i].fn == sfc_pass_bound)
+      progress(opt, "time bound");
     SFC_TRY(run_pass(ir, i, err));
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: pass %-9s %9.3f ms\n", passes[i].name, (sfc_clock_seconds() - t0) * 1e3);
@@ -713,6 +746,7 @@ again:
       ir->predicted = false;
       rounds = (rounds_t){0};
       start = pass_index(sfc_pass_blocks);
+      final_runs++;
       goto again;
     }
   }
@@ -721,6 +755,7 @@ again:
    * plan within the budget, and the reorder moves no block's bytes) */
   if (!(opt && opt->stop_after)) {
     double t0 = sfc_clock_seconds();
+    progress(opt, "reordering the copy queues");
     SFC_TRY(sfc_slack_reorder(ir, err));
     if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
       fprintf(dump,

@@ -12,7 +12,14 @@ typedef struct sfc_compile_options {
   int verbose;            /* > 0: one timing line per pass */
   const char *stop_after; /* pass name: stop after it, before any fragmentation round
                              (NULL: run every pass); no window tuning then */
+  int progress;           /* what the long parts are doing, on stderr: SFC_PROGRESS_* */
 } sfc_compile_options_t;
+
+enum {
+  SFC_PROGRESS_OFF = 0,
+  SFC_PROGRESS_LINE = 1, /* a line per candidate and round (a log) */
+  SFC_PROGRESS_TTY = 2   /* one line rewritten in place ("\r"), erased at the end */
+};
 
 /* Runs every pass in order. On failure the message names the pass that failed
  * only for internal errors; input errors read as the pass wrote them. */

@@ -269,8 +269,7 @@ static int run(int argc, char **argv) {
   else if (!a.quiet && !a.verbose && !a.dump_after && isatty(STDERR_FILENO))
     opt.progress = SFC_PROGRESS_TTY;
   sfc_status_t st = sfc_compile_ir(&ir, &opt, &err);
-  if (opt.progress == SFC_PROGRESS_TTY)
-    fputs("\r\033[K", stderr); /* the status line goes before any summary or error */
+  sfc_compile_progress_end(&opt); /* the status line goes before any summary or error */
   uint64_t plan_bytes = 0;
   if (st == SFC_OK && a.output) {
     void *data = NULL;

@@ -277,8 +277,14 @@ void sfc_window_candidate(sfc_ir_t *ir, int c) {
   ir->schedule_no_prefetch = mode == 2;
 }
 
+void sfc_compile_progress_end(const sfc_compile_options_t *opt) {
+  if (opt && opt->progress == SFC_PROGRESS_TTY)
+    fputs("\r\033[K", stderr); /* back to the line's start, erase to its end */
+}
+
 /* opt->progress: what the long parts of a compile are doing (the tuners' candidates,
- * the fragmentation rounds), on stderr (cmd_compile.c erases a terminal's line). */
+ * the fragmentation rounds), on stderr (the caller erases a terminal's line at the end:
+ * sfc_compile_progress_end). */
 static void progress(const sfc_compile_options_t *opt, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -289,7 +295,8 @@ static void progress(const sfc_compile_options_t *opt, const char *fmt, ...) {
     return;
   va_list ap;
   va_start(ap, fmt);
-  fputs(opt->progress == SFC_PROGRESS_TTY ? "\r\033[Ksfc compile: " : "sfc compile: ", stderr);
+  sfc_compile_progress_end(opt); /* a terminal's line is rewritten in place */
+  fputs("sfc compile: ", stderr);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   if (opt->progress == SFC_PROGRESS_LINE)

@@ -25,6 +25,10 @@ enum {
  * only for internal errors; input errors read as the pass wrote them. */
 sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err);
 
+/* Erases the terminal's status line (SFC_PROGRESS_TTY) so that a summary or an error
+ * starts on a clean line; does nothing otherwise. */
+void sfc_compile_progress_end(const sfc_compile_options_t *opt);
+
 /* The window tuner's name for an SFC_PRIORITY_* value. */
 const char *sfc_priority_name(unsigned priority);
 

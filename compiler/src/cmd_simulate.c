@@ -279,7 +279,7 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   double h2d = opt->sim.h2d_bytes_per_s > 0 ? opt->sim.h2d_bytes_per_s : v->meta.h2d_bytes_per_s;
   double d2h = opt->sim.d2h_bytes_per_s > 0 ? opt->sim.d2h_bytes_per_s : v->meta.d2h_bytes_per_s;
   double duplex = opt->sim.duplex_factor > 0 ? opt->sim.duplex_factor : v->meta.duplex_factor;
-  double lat = opt->sim.copy_latency_s > 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
+  double lat = opt->sim.copy_latency_s >= 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
   char n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES]; /* names, escaped */
   printf("sfc simulate: %s (graph %s, profile %s)\n", path,
          sfc_name_shown(sfc_plan_string(v, v->meta.graph_name), n1),

@@ -111,7 +111,8 @@ typedef struct sfcrt_options {
 
   struct {
     /* Link model; 0 (or < 0) = take the plan's meta (h2d/d2h bytes/s, duplex
-     * factor, copy latency). */
+     * factor). copy_latency_s: < 0 = the plan's (sfcrt_options_init sets -1), 0 = none:
+     * a link with no fixed cost per copy is a real one. */
     double h2d_bytes_per_s;
     double d2h_bytes_per_s;
     double duplex_factor;

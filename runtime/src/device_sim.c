@@ -123,7 +123,9 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->bw[SFCRT_QUEUE_H2D] = positive_or(o->sim.h2d_bytes_per_s, v->meta.h2d_bytes_per_s) / 1e6;
   d->bw[SFCRT_QUEUE_D2H] = positive_or(o->sim.d2h_bytes_per_s, v->meta.d2h_bytes_per_s) / 1e6;
   d->duplex = positive_or(o->sim.duplex_factor, positive_or(v->meta.duplex_factor, 1.0));
-  d->latency_us = positive_or(o->sim.copy_latency_s, positive_or(v->meta.copy_latency_s, 0)) * 1e6;
+  d->latency_us = (o->sim.copy_latency_s >= 0 ? o->sim.copy_latency_s /* 0: none */
+                                               : positive_or(v->meta.copy_latency_s, 0)) *
+                  1e6;
   *out_self = d;
   return SFC_OK;
 }

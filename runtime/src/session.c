@@ -20,6 +20,7 @@ void sfcrt_options_init(sfcrt_options_t *opt) {
   memset(opt, 0, sizeof *opt);
   opt->device = "host";
   opt->cuda.mode = SFCRT_CUDA_ARENA;
+  opt->sim.copy_latency_s = -1; /* the plan's */
 }
 
 const sfcrt_device_ops_t *sfcrt_device_find(const char *name) {

@@ -98,6 +98,17 @@ static void test_sim_by_hand(void) {
   CHECK_NEAR(st.d2h_busy_us, copy, 1e-9);
   CHECK_EQ_U64(st.stalls, 2); /* one per iteration */
   CHECK_NEAR(st.stall_us, 2 * (27.5 + copy - 32.5), 1e-9);
+  /* copy_latency_s 0 is a link without latency, not the plan's 10 us (which -1, the
+   * default, takes): the swap-in [27.5, 27.51024] ends before step 5 starts, no stall */
+  opt.sim.copy_latency_s = 0;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 2, &st, &err), err);
+  CHECK_NEAR(st.h2d_busy_us, 256 / 25e3, 1e-9);
+  CHECK_NEAR(st.predicted_iteration_us, 42.5, 1e-9);
+  CHECK_EQ_U64(st.stalls, 0);
+  CHECK(opt.sim.copy_latency_s == 0);
+  sfcrt_options_init(&opt);
+  CHECK(opt.sim.copy_latency_s < 0); /* the default: the plan's */
+  opt.device = "sim";
   sfcrt_plan_destroy(plan);
   pb_free(b);
 

@@ -136,8 +136,9 @@ static int run_pack(int argc, char **argv) {
   if (mip_s) {
     char *end;
     unsigned long m = strtoul(mip_s, &end, 10);
-    if (!*mip_s || *end || mip_s[0] == '-' || m > 100000)
-      return sfc_cli_usage("pack", "--mip-max-blocks: expected 0..100000, got '%s'", mip_s);
+    if (!*mip_s || *end || mip_s[0] == '-' || m > SFC_MIP_MAX_BLOCKS_MAX)
+      return sfc_cli_usage("pack", "--mip-max-blocks: expected 0..%d (as packer.mip_max_blocks), got '%s'",
+                           SFC_MIP_MAX_BLOCKS_MAX, mip_s);
     opt.mip_max_blocks = (uint32_t)m;
   }
 

@@ -18,15 +18,17 @@
 #include "units.h"
 
 static const char run_help[] =
-    "usage: sfc run PLAN [--device host|sim|cuda] [--integrity] [--iterations N] [--va] [-v]\n"
+    "usage: sfc run PLAN [-d|--device host|sim|cuda] [--integrity] [-n|--iterations N] [--va]\n"
+    "                    [-v|--verbose]\n"
     "\n"
-    "Replays PLAN for N iterations (default 2) through the runtime's pull loop on a\n"
-    "device: host (default: real bytes in a host arena, copy queues as threads), sim\n"
-    "(virtual clocks) or cuda (when built with CUDA; --va selects virtual-addressing\n"
-    "mode). --integrity (host only) fills every tensor with a pattern derived from\n"
-    "(tensor, iteration) when it is produced and checks it at every use, including\n"
-    "after swap round trips: an overlap, early reuse, missing wait or lost swap exits 1\n"
-    "with the step, tensor and byte offset. -v adds the wall time per step.\n"
+    "Replays PLAN for N iterations (default 2, at most 1000000) through the runtime's\n"
+    "pull loop on a device: host (default: real bytes in a host arena, copy queues as\n"
+    "threads), sim (virtual clocks) or cuda (when built with CUDA; --va selects\n"
+    "virtual-addressing mode). --integrity (host only) fills every tensor with a\n"
+    "pattern derived from (tensor, iteration) when it is produced and checks it at\n"
+    "every use, including after swap round trips: an overlap, early reuse, missing\n"
+    "wait or lost swap exits 1 with the step, tensor and byte offset. -v adds the wall\n"
+    "time per step.\n"
     "\n"
     "examples:\n"
     "  sfc run cnn.plan --device host --integrity --iterations 3\n"
@@ -100,7 +102,7 @@ static int run_run(int argc, char **argv) {
       opt.host.integrity = 1;
     } else if (strcmp(argv[i], "--va") == 0) {
       opt.cuda.mode = SFCRT_CUDA_VA;
-    } else if (strcmp(argv[i], "-v") == 0) {
+    } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
       verbose = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return sfc_cli_usage("run", "unknown option '%s'", argv[i]);

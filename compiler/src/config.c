@@ -156,7 +156,7 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "d2h_bandwidth", sfc_format_rate(dev->d2h_bytes_per_s, a, sizeof a),
         "device->host, pinned, one direction alone");
   field(out, "duplex_factor", number_text(dev->duplex_factor, a, sizeof a),
-        "each direction's share when both copy at once, (0, 1]");
+        "each direction's share when both copy at once, [0.01, 1]");
   field(out, "copy_latency", sfc_format_duration(dev->copy_latency_s, a, sizeof a),
         "fixed cost of one copy");
   field(out, "alignment", sfc_format_size_exact(dev->alignment, a, sizeof a),
@@ -170,7 +170,7 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
   field(out, "launch_overhead", sfc_format_duration(dev->launch_overhead_s, a, sizeof a),
         "fixed cost of every op that runs a kernel");
   field(out, "dense_flops_efficiency", number_text(dev->dense_flops_efficiency, a, sizeof a),
-        "convolution, matmul: share of peak_flops, (0, 1]");
+        "convolution, matmul: share of peak_flops, [0.01, 1]");
   field(out, "dense_bytes_efficiency", number_text(dev->dense_bytes_efficiency, a, sizeof a),
         "convolution, matmul: share of memory_bandwidth");
   field(out, "elementwise_flops_efficiency",

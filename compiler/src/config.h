@@ -115,6 +115,7 @@ typedef struct sfc_config {
 #define SFC_PEAK_FLOPS_MAX   1e18
 #define SFC_LAUNCH_MAX_S     1.0  /* launch_overhead: 0 .. 1s */
 #define SFC_EFFICIENCY_MIN   0.01 /* the time model's efficiencies: 0.01 .. 1 */
+#define SFC_MIP_MAX_BLOCKS_MAX 10000 /* packer.mip_max_blocks, sfc pack --mip-max-blocks */
 #define SFC_TIME_LIMIT_MIN_S 1e-3 /* packer time limit: 1ms .. 86400s (one day) */
 #define SFC_TIME_LIMIT_MAX_S 86400.0
 

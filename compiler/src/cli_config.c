@@ -53,8 +53,9 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
     if (bytes > cfg->device.memory_bytes) {
       char m[32];
       return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                           "--budget: %s is more than the %s of device memory of profile %s "
-                           "(pick another --profile or set device.memory in a config)",
+                           "--budget: %s is more than the %s of device memory (device.memory: "
+                           "profile %s's unless the config sets it; pick another --profile or "
+                           "set device.memory in a config)",
                            a->budget, sfc_format_size_exact(cfg->device.memory_bytes, m, sizeof m),
                            cfg->device.name);
     }

@@ -352,6 +352,8 @@ static int run(int argc, char **argv) {
   }
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(graph);
+  if (st == SFC_ERR_LIMIT) /* the graph's: a plan past the format's limits */
+    sfc_error_prefix(&err, a.graph);
   if (st != SFC_OK)
     return sfc_cli_fail(&err);
   return fits ? SFC_EXIT_OK : SFC_EXIT_FAIL;

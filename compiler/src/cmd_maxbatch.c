@@ -52,6 +52,7 @@ static const char help[] =
     "      --json          one JSON object on stdout: max_batch, samples_per_s,\n"
     "                      in_core_best_samples_per_s, in_core_best_batch,\n"
     "                      in_core_max_batch, physical_limit_batch,\n"
+    "                      physical_limit_capped (the floor still fits at --max),\n"
     "                      ratio_to_in_core_best, graph, policy, profile, budget_bytes,\n"
     "                      times_from, probes (null where no batch fits)\n"
     "  -q, --quiet         no progress lines on stderr\n"
@@ -135,7 +136,8 @@ static sfc_status_t largest_fit(search_t *s, const sfc_config_t *cfg, int64_t lo
 /* The physical limit: doubling from `from` (whose floor fits) while the floor fits,
  * then bisection. 0 when not even batch 1. */
 static sfc_status_t physical_limit(search_t *s, const sfc_config_t *cfg, int64_t max, int64_t *out,
-                                   sfc_error_t *err) {
+                                   bool *capped, sfc_error_t *err) {
+  *capped = false;
   sfc_batch_probe_t p;
   SFC_TRY(sfc_batch_probe(s->g, cfg, 1, false, &p, err));
   s->probes++;
@@ -152,8 +154,9 @@ static sfc_status_t physical_limit(search_t *s, const sfc_config_t *cfg, int64_t
     lo = hi;
     hi = hi > max / 2 ? max + 1 : hi * 2;
   }
-  if (hi > max) {
+  if (hi > max) { /* the floor still fits at --max: the limit is past it */
     *out = max;
+    *capped = true;
     return SFC_OK;
   }
   return sfc_batch_floor_limit(s->g, cfg, lo + 1, hi, out, err);
@@ -208,11 +211,13 @@ static int run(int argc, char **argv) {
   sfc_config_t none = cfg;
   none.scheduler.policy = SFC_SCHED_NONE;
   int64_t phys = 0, best = 0, in_core_max = 0, in_core_best = 0;
+  bool capped = false; /* the floor still fits at --max */
   double rate = 0, in_core_rate = 0;
-  sfc_status_t st = physical_limit(&s, &cfg, max, &phys, &err);
+  sfc_status_t st = physical_limit(&s, &cfg, max, &phys, &capped, &err);
+  const char *phys_note = capped ? "(--max: the floor still fits there)"
+                                 : "(the largest batch whose floor fits)";
   if (st == SFC_OK && !a.quiet)
-    fprintf(stderr, "maxbatch: physical limit %" PRId64 " (the largest batch whose floor fits)\n",
-            phys);
+    fprintf(stderr, "maxbatch: physical limit %" PRId64 " %s\n", phys, phys_note);
   /* the max batch: from the largest power of two that fits, bisection up to phys */
   sfc_batch_probe_t p = {0};
   int64_t lo = 0, hi = phys + 1;
@@ -282,6 +287,7 @@ static int run(int argc, char **argv) {
     add_batch(o, "in_core_best_batch", in_core_best, &ok);
     add_batch(o, "in_core_max_batch", in_core_max, &ok);
     add_batch(o, "physical_limit_batch", phys, &ok);
+    ok = ok && cJSON_AddBoolToObject(o, "physical_limit_capped", capped);
     add_rate(o, "ratio_to_in_core_best", ratio, &ok);
     ok = ok && cJSON_AddNumberToObject(o, "probes", s.probes);
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
@@ -299,7 +305,7 @@ static int run(int argc, char **argv) {
       printf(", host.staging_budget %s",
              sfc_format_size(cfg.host.staging_budget_bytes, size, sizeof size));
     printf("\n");
-    printf("  %-16s %8" PRId64 "  (the largest batch whose floor fits)\n", "physical limit", phys);
+    printf("  %-16s %8" PRId64 "  %s\n", "physical limit", phys, phys_note);
     if (best > 0)
       printf("  %-16s %8" PRId64 "  %.1f samples/s predicted\n", "max batch", best, rate);
     else

@@ -30,6 +30,7 @@
 
 #include "config.h"
 #include "pack.h"
+#include "sfc/plan_format.h"
 #include "units.h"
 
 #define MAX_CONFIG_BYTES ((size_t)1 << 20)
@@ -145,7 +146,8 @@ static const field_t fields[F_COUNT] = {
     [F_LATENCY] = {S_DEVICE, "copy_latency", K_DURATION, AT(device.copy_latency_s), 0, 0, 0,
                    SFC_LATENCY_MAX_S},
     [F_ALIGNMENT] = {S_DEVICE, "alignment", K_ALIGN, AT(device.alignment), 1, 1u << 20},
-    [F_VA_CHUNK] = {S_DEVICE, "va_chunk", K_SIZE, AT(device.va_chunk_bytes), 1, 0},
+    [F_VA_CHUNK] = {S_DEVICE, "va_chunk", K_SIZE, AT(device.va_chunk_bytes), 1,
+                    SFC_PLAN_MAX_ARENA_BYTES}, /* a plan records it: 1 PiB at most */
     [F_PEAK_FLOPS] = {S_DEVICE, "peak_flops", K_NUMBER, AT(device.peak_flops), 0, 0,
                       SFC_PEAK_FLOPS_MIN, SFC_PEAK_FLOPS_MAX},
     [F_MEMORY_BANDWIDTH] = {S_DEVICE, "memory_bandwidth", K_RATE, AT(device.memory_bytes_per_s), 0,
@@ -495,7 +497,7 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
         return FAIL(L, e->start_mark, path, "'%s' must be greater than 0", v);
       if (f->kind == K_ALIGN && (u & (u - 1)) != 0)
         return FAIL(L, e->start_mark, path, "'%s' is not a power of two", v);
-      if (f->kind == K_ALIGN && u > f->max)
+      if (u > f->max && (f->kind == K_ALIGN || f->max > 0))
         return FAIL(L, e->start_mark, path, "'%s' is larger than %s", v,
                     sfc_format_size_exact(f->max, a, sizeof a));
       memcpy(slot, &u, sizeof u);

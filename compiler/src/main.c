@@ -1,5 +1,6 @@
 /* main.c — `sfc`: the command-line front end. Parses the command name and hands the
  * rest to the command's file (cmd_*.c). See `sfc help` and docs/cli.md. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +53,12 @@ bool sfc_cli_option(int argc, char **argv, int *i, const char *long_name, const 
     return true;
   }
   if ((long_name && strcmp(a, long_name) == 0) || (short_name && strcmp(a, short_name) == 0)) {
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    /* the next argument, unless it is another option: `--budget --json` lacks a value
+     * (a negative number is a value; `--opt=-x` passes one that looks like an option) */
+    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+    bool option = next && next[0] == '-' && (next[1] == '-' || (next[1] >= 'a' && next[1] <= 'z') ||
+                                             (next[1] >= 'A' && next[1] <= 'Z'));
+    *value = next && !option ? argv[++*i] : NULL;
     return true;
   }
   return false;
@@ -90,6 +96,25 @@ static void print_usage(FILE *out) {
           "docs: docs/cli.md, docs/graph-format.md, docs/config-format.md, docs/plan-format.md\n");
 }
 
+/* Standard output written in full, or one line on stderr and exit 2: a full disk or a
+ * closed stdout must not pass for success (`sfc config --print > v100.yaml` would leave
+ * an empty config, which is valid). An exit status that already says failure stays. */
+static int finish(int rc) {
+  errno = 0;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "sfc: standard output: write failed: %s\n",
+            errno ? strerror(errno) : "I/O error");
+    return rc == SFC_EXIT_OK ? SFC_EXIT_BAD_INPUT : rc;
+  }
+  return rc;
+}
+
+static int unknown_command(const char *name) {
+  char shown[SFC_NAME_SHOWN_BYTES];
+  fprintf(stderr, "sfc: unknown command '%s' (try 'sfc help')\n", sfc_name_shown(name, shown));
+  return SFC_EXIT_BAD_INPUT;
+}
+
 static const sfc_command_t *find_command(const char *name) {
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (strcmp(commands[i]->name, name) == 0)
@@ -106,24 +131,20 @@ int main(int argc, char **argv) {
   if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
     printf("sfc %s (plan format %d.%d)\n", SFC_VERSION_STRING, SFC_PLAN_VERSION_MAJOR,
            SFC_PLAN_VERSION_MINOR);
-    return SFC_EXIT_OK;
+    return finish(SFC_EXIT_OK);
   }
   if (sfc_cli_is_help(name) || strcmp(name, "help") == 0) {
-    if (argc > 2 && strcmp(name, "help") == 0) {
+    if (argc > 2 && strcmp(name, "help") == 0 && strcmp(argv[2], "help") != 0) {
       const sfc_command_t *cmd = find_command(argv[2]);
-      if (!cmd) {
-        fprintf(stderr, "sfc: unknown command '%s' (try 'sfc help')\n", argv[2]);
-        return SFC_EXIT_BAD_INPUT;
-      }
-      return sfc_cli_print_help(cmd);
+      if (!cmd)
+        return unknown_command(argv[2]);
+      return finish(sfc_cli_print_help(cmd));
     }
-    print_usage(stdout);
-    return SFC_EXIT_OK;
+    print_usage(stdout); /* `sfc help help` too: this text says what help does */
+    return finish(SFC_EXIT_OK);
   }
   const sfc_command_t *cmd = find_command(name);
-  if (!cmd) {
-    fprintf(stderr, "sfc: unknown command '%s' (try 'sfc help')\n", name);
-    return SFC_EXIT_BAD_INPUT;
-  }
-  return cmd->run(argc - 1, argv + 1);
+  if (!cmd)
+    return unknown_command(name);
+  return finish(cmd->run(argc - 1, argv + 1));
 }

@@ -16,6 +16,7 @@
  * host_arena_bytes, in_core_peak, lower_bound. Writes: plan.
  * O(strings + uses + blocks + steps + swaps + deps).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,5 +520,14 @@ sfc_status_t sfc_plan_view_build(const sfc_ir_t *ir, sfc_plan_view_t *view, sfc_
 }
 
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err) {
+  /* a graph within its limits (tensors up to 2^50 bytes each) can need a larger arena
+   * than a plan records: the user's to shrink, not a compiler bug for the verifier */
+  uint64_t top = ir->arena_bytes > ir->host_arena_bytes ? ir->arena_bytes : ir->host_arena_bytes;
+  if (top > SFC_PLAN_MAX_ARENA_BYTES)
+    return sfc_error_set(err, SFC_ERR_LIMIT,
+                         "the plan needs a%s arena of %" PRIu64 " bytes, more than a plan records "
+                         "(%" PRIu64 " bytes, 1 PiB)",
+                         ir->arena_bytes >= ir->host_arena_bytes ? " device" : " host staging", top,
+                         (uint64_t)SFC_PLAN_MAX_ARENA_BYTES);
   return sfc_plan_view_build(ir, &ir->plan, &ir->pool, err);
 }

@@ -1,0 +1,18 @@
+# Output sfc cannot write is an error, not a success (a full disk would leave an empty
+# config that compiles for the default profile); an option followed by another option
+# has no value (`-o --json` must not write a plan named --json); `sfc help help` helps.
+$SFC config --print --profile v100-nvlink2 > /dev/full; echo "exit $?"
+$SFC compile "$DATA/graphs/small_cnn.json" --budget 64MiB --json > /dev/full; echo "exit $?"
+$SFC compile "$DATA/graphs/small_cnn.json" --budget --json 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/small_cnn.json" -o --json 2>&1; echo "exit $?"; ls -- --json 2>&1
+$SFC compile "$DATA/graphs/small_cnn.json" --budget 64MiB -q --output=-dash.plan; echo "exit $?"; ls -- -dash.plan
+$SFC compile "$DATA/graphs/small_cnn.json" --budget -1 2>&1; echo "exit $?"
+$SFC help help > help.txt; echo "exit $?"; head -1 help.txt
+$SFC help nosuch 2>&1; echo "exit $?"
+# a graph within its limits (a tensor of 2^50 bytes) whose plan would pass the plan
+# format's 1 PiB arena: one line, exit 2, no plan (was exit 3, "compiler bug")
+sed 's/"bytes": 64, "kind": "input"/"bytes": 1125899906842624, "kind": "input"/' "$DATA/graphs/minimal.json" > pib.json
+$SFC compile pib.json -o pib.plan 2>&1; echo "exit $?"; ls pib.plan 2>&1
+# a va_chunk a plan cannot record is the config's error
+printf 'version: 1\ndevice:\n  va_chunk: 2PiB\n' > va.yaml
+$SFC config --print -c va.yaml 2>&1 >/dev/null; echo "exit $?"

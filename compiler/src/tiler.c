@@ -35,6 +35,46 @@ static bool is_spatial(const sfc_tensor_t *t) {
   return t->ndim == 4;
 }
 
+/* A 4-D tensor whose shape does not account for its bytes (the graph format does not
+ * check shape against bytes): the tiler sizes boxes from the shape, elements x bytes
+ * per element, so a tiled op on it would claim bytes its blocks do not hold. */
+static bool shape_disagrees(const sfc_tensor_t *t) {
+  if (t->ndim != 4)
+    return false;
+  uint64_t n = 1;
+  for (int a = 0; a < 4; a++) {
+    if (t->shape[a] <= 0 || (uint64_t)t->shape[a] > t->bytes / n)
+      return true; /* also n x shape past bytes: no overflow below */
+    n *= (uint64_t)t->shape[a];
+  }
+  uint32_t e = sfc_dtype_bytes(t->dtype);
+  return e ? n * e != t->bytes : t->bytes % n != 0;
+}
+
+/* whole[i]: forward op i stays out of FT segments because it, or a backward op of it,
+ * has an operand whose shape disagrees with its bytes (shape_disagrees) or computes
+ * data without listing an output. NULL when out of memory (the caller fails). */
+static bool *whole_ops(const sfc_graph_t *g, sfc_pool_t *pool) {
+  bool *whole = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *whole);
+  if (!whole)
+    return NULL;
+  for (uint32_t j = 0; j < g->n_ops; j++) {
+    const sfc_op_t *op = &g->ops[j];
+    bool bad = false;
+    for (uint32_t k = 0; k < op->n_inputs && !bad; k++)
+      bad = shape_disagrees(&g->tensors[op->inputs[k]]);
+    for (uint32_t k = 0; k < op->n_outputs && !bad; k++)
+      bad = shape_disagrees(&g->tensors[op->outputs[k]]);
+    /* an op that computes data but lists no output (the format allows it; an in-place
+     * op should list its tensor there): its map has nothing to take a box from */
+    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+    bad = bad || (op->n_outputs == 0 && e && e->cls != SFC_FT_VIEW);
+    if (bad)
+      whole[op->phase == SFC_PHASE_FORWARD || op->backward_of == NONE ? j : op->backward_of] = true;
+  }
+  return whole;
+}
+
 /* Scratch memory: an op's synthetic workspace (workspace_bytes; no shape), or a
  * workspace-kind tensor the exporter lists among an op's outputs (convolution_backward's
  * buffers). Inside a segment it is a per-tile buffer (PARTIAL) whose box is the step's
@@ -1628,14 +1668,17 @@ sfc_status_t sfc_ft_partition_with(const sfc_graph_t *g, const sfc_ft_partition_
   sfc_ft_segment_t *out = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *out);
   if (!scratch || !out)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory partitioning");
+  bool *whole = whole_ops(g, pool);
+  if (!whole)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory partitioning");
   uint32_t count = 0, prev_bwd_begin = NONE;
   for (uint32_t b = 0; b < g->n_ops;) {
-    if (!forward_tileable(g, b)) {
+    if (whole[b] || !forward_tileable(g, b)) {
       b++;
       continue;
     }
     uint32_t e = b;
-    while (e < g->n_ops && forward_tileable(g, e))
+    while (e < g->n_ops && !whole[e] && forward_tileable(g, e))
       e++;
     /* grow the segment from b while it stays tileable within tile_bytes; keep the
      * longest that fits (or, when none fits, the shortest the tiler accepts; under

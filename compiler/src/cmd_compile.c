@@ -252,6 +252,8 @@ static int run(int argc, char **argv) {
   if (sfc_cli_load_config(&a.ca, &cfg, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_graph_t *graph = NULL;
+  char gshown[4 * 4096 + 8]; /* the graph's path in messages, escaped: one line */
+  sfc_text_escape(a.graph, strlen(a.graph), 4096, gshown, sizeof gshown);
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   if ((image_size && sfc_graph_image_scale(graph, image_size, &err) != SFC_OK) ||
@@ -306,7 +308,7 @@ static int run(int argc, char **argv) {
             "sfc: %s: no schedule fits %s: at least %s stays on the device at step %u "
             "(\"%s\": %s persistent, %s of the step's operands, %s in flight or unswappable); "
             "%s\n",
-            a.graph, sfc_format_size(cfg.budget_bytes, have, sizeof have),
+            gshown, sfc_format_size(cfg.budget_bytes, have, sizeof have),
             sfc_format_size(floor, need, sizeof need), ir.schedule_floor_step,
             sfc_name_shown(graph->ops[ir.steps[ir.schedule_floor_step].op].name, op),
             sfc_format_size(ir.schedule_floor_persistent, pers, sizeof pers),
@@ -321,7 +323,7 @@ static int run(int argc, char **argv) {
       fprintf(stderr, "sfc: hint: FT tiling cannot shrink step %u: %s\n", k, why);
   } else if (st == SFC_OK && !fits && ir.arena_bytes > cfg.budget_bytes) {
     char need[32], have[32];
-    fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", a.graph,
+    fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", gshown,
             sfc_format_size(ir.arena_bytes, need, sizeof need),
             sfc_format_size(cfg.budget_bytes, have, sizeof have));
   }
@@ -337,7 +339,7 @@ static int run(int argc, char **argv) {
               "sfc: %s: no schedule fits host.staging_budget %s: at step %u (\"%s\") %s is "
               "live and the device budget holds %s, so at least %s waits in pinned host "
               "memory\n",
-              a.graph, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have), at,
+              gshown, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have), at,
               sfc_name_shown(graph->ops[ir.steps[at].op].name, op),
               sfc_format_size(ir.live_bytes[at], live, sizeof live),
               sfc_format_size(cfg.budget_bytes, dev, sizeof dev),
@@ -346,7 +348,7 @@ static int run(int argc, char **argv) {
       fprintf(stderr,
               "sfc: %s: no plan found within host.staging_budget %s: the closest stages %s "
               "in pinned host memory (any plan at least %s; the device budget comes first)\n",
-              a.graph, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have),
+              gshown, sfc_format_size(cfg.host.staging_budget_bytes, have, sizeof have),
               sfc_format_size(ir.host_arena_bytes, need, sizeof need),
               sfc_format_size(floor, live, sizeof live));
   }

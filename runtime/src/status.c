@@ -83,9 +83,11 @@ sfc_status_t sfc_error_set(sfc_error_t *err, sfc_status_t status, const char *fm
   return status;
 }
 
-void sfc_error_prefix(sfc_error_t *err, const char *prefix) {
-  if (!err || !prefix || !*prefix)
+void sfc_error_prefix(sfc_error_t *err, const char *raw) {
+  if (!err || !raw || !*raw)
     return;
+  char prefix[SFC_ERROR_MESSAGE_BYTES]; /* a path with a newline stays on one line */
+  sfc_text_escape(raw, strlen(raw), SIZE_MAX, prefix, sizeof prefix);
   size_t plen = strlen(prefix), cap = sizeof err->message;
   size_t mlen = strnlen(err->message, cap - 1);
   if (plen + 2 >= cap)

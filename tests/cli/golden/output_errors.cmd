@@ -16,3 +16,9 @@ $SFC compile pib.json -o pib.plan 2>&1; echo "exit $?"; ls pib.plan 2>&1
 # a va_chunk a plan cannot record is the config's error
 printf 'version: 1\ndevice:\n  va_chunk: 2PiB\n' > va.yaml
 $SFC config --print -c va.yaml 2>&1 >/dev/null; echo "exit $?"
+# a newline in a path stays escaped: the error is one line
+cp "$DATA/runtime/lost_swap.plan" "$(printf 'a\nb.plan')"
+$SFC verify "$(printf 'a\nb.plan')" 2>&1; echo "exit $?"
+$SFC inspect "$(printf 'no\nsuch.plan')" 2>&1; echo "exit $?"
+cp "$DATA/graphs/small_cnn.json" "$(printf 'c\nd.json')"
+$SFC compile "$(printf 'c\nd.json')" --budget 1KiB -q 2>&1; echo "exit $?"

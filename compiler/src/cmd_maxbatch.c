@@ -214,8 +214,8 @@ static int run(int argc, char **argv) {
   bool capped = false; /* the floor still fits at --max */
   double rate = 0, in_core_rate = 0;
   sfc_status_t st = physical_limit(&s, &cfg, max, &phys, &capped, &err);
-  const char *phys_note = capped ? "(--max: the floor still fits there)"
-                                 : "(the largest batch whose floor fits)";
+  const char *phys_note =
+      capped ? "(--max: the floor still fits there)" : "(the largest batch whose floor fits)";
   if (st == SFC_OK && !a.quiet)
     fprintf(stderr, "maxbatch: physical limit %" PRId64 " %s\n", phys, phys_note);
   /* the max batch: from the largest power of two that fits, bisection up to phys */

@@ -137,7 +137,8 @@ static int run_pack(int argc, char **argv) {
     char *end;
     unsigned long m = strtoul(mip_s, &end, 10);
     if (!*mip_s || *end || mip_s[0] == '-' || m > SFC_MIP_MAX_BLOCKS_MAX)
-      return sfc_cli_usage("pack", "--mip-max-blocks: expected 0..%d (as packer.mip_max_blocks), got '%s'",
+      return sfc_cli_usage("pack",
+                           "--mip-max-blocks: expected 0..%d (as packer.mip_max_blocks), got '%s'",
                            SFC_MIP_MAX_BLOCKS_MAX, mip_s);
     opt.mip_max_blocks = (uint32_t)m;
   }

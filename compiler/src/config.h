@@ -107,17 +107,17 @@ typedef struct sfc_config {
  * prediction made from them stays finite: bytes (<= 2^60) over a bandwidth, FLOPs
  * (<= 2^62) over peak_flops, copies over a shared link (docs/config-format.md#bounds).
  * Each is inclusive. */
-#define SFC_RATE_MIN         1e3  /* bytes/s: 1KB/s */
-#define SFC_RATE_MAX         1e15 /* bytes/s: 1PB/s */
-#define SFC_LATENCY_MAX_S    1.0  /* copy_latency: 0 .. 1s */
-#define SFC_DUPLEX_MIN       0.01 /* duplex_factor: 0.01 .. 1 */
-#define SFC_PEAK_FLOPS_MIN   1e6  /* peak_flops: 1e6 .. 1e18 FLOP/s */
-#define SFC_PEAK_FLOPS_MAX   1e18
-#define SFC_LAUNCH_MAX_S     1.0  /* launch_overhead: 0 .. 1s */
-#define SFC_EFFICIENCY_MIN   0.01 /* the time model's efficiencies: 0.01 .. 1 */
+#define SFC_RATE_MIN           1e3  /* bytes/s: 1KB/s */
+#define SFC_RATE_MAX           1e15 /* bytes/s: 1PB/s */
+#define SFC_LATENCY_MAX_S      1.0  /* copy_latency: 0 .. 1s */
+#define SFC_DUPLEX_MIN         0.01 /* duplex_factor: 0.01 .. 1 */
+#define SFC_PEAK_FLOPS_MIN     1e6  /* peak_flops: 1e6 .. 1e18 FLOP/s */
+#define SFC_PEAK_FLOPS_MAX     1e18
+#define SFC_LAUNCH_MAX_S       1.0   /* launch_overhead: 0 .. 1s */
+#define SFC_EFFICIENCY_MIN     0.01  /* the time model's efficiencies: 0.01 .. 1 */
 #define SFC_MIP_MAX_BLOCKS_MAX 10000 /* packer.mip_max_blocks, sfc pack --mip-max-blocks */
-#define SFC_TIME_LIMIT_MIN_S 1e-3 /* packer time limit: 1ms .. 86400s (one day) */
-#define SFC_TIME_LIMIT_MAX_S 86400.0
+#define SFC_TIME_LIMIT_MIN_S   1e-3  /* packer time limit: 1ms .. 86400s (one day) */
+#define SFC_TIME_LIMIT_MAX_S   86400.0
 
 /* Parses a packer time limit, the config's packer.time_limit and `sfc pack
  * --time-limit` alike: a duration (a plain number is seconds) in SFC_TIME_LIMIT_MIN_S

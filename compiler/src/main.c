@@ -56,8 +56,9 @@ bool sfc_cli_option(int argc, char **argv, int *i, const char *long_name, const 
     /* the next argument, unless it is another option: `--budget --json` lacks a value
      * (a negative number is a value; `--opt=-x` passes one that looks like an option) */
     const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
-    bool option = next && next[0] == '-' && (next[1] == '-' || (next[1] >= 'a' && next[1] <= 'z') ||
-                                             (next[1] >= 'A' && next[1] <= 'Z'));
+    bool option = next && next[0] == '-' &&
+                  (next[1] == '-' || (next[1] >= 'a' && next[1] <= 'z') ||
+                   (next[1] >= 'A' && next[1] <= 'Z'));
     *value = next && !option ? argv[++*i] : NULL;
     return true;
   }

@@ -124,7 +124,7 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->bw[SFCRT_QUEUE_D2H] = positive_or(o->sim.d2h_bytes_per_s, v->meta.d2h_bytes_per_s) / 1e6;
   d->duplex = positive_or(o->sim.duplex_factor, positive_or(v->meta.duplex_factor, 1.0));
   d->latency_us = (o->sim.copy_latency_s >= 0 ? o->sim.copy_latency_s /* 0: none */
-                                               : positive_or(v->meta.copy_latency_s, 0)) *
+                                              : positive_or(v->meta.copy_latency_s, 0)) *
                   1e6;
   *out_self = d;
   return SFC_OK;

@@ -54,25 +54,43 @@ static bool shape_disagrees(const sfc_tensor_t *t) {
 /* whole[i]: forward op i stays out of FT segments because it, or a backward op of it,
  * has an operand whose shape disagrees with its bytes (shape_disagrees) or computes
  * data without listing an output. NULL when out of memory (the caller fails). */
+/* Op j has an operand whose shape disagrees with its bytes, or computes data without
+ * listing an output (the format allows it; an in-place op should list its tensor
+ * there): its map has nothing to take a box from. */
+static bool odd_op(const sfc_graph_t *g, uint32_t j) {
+  const sfc_op_t *op = &g->ops[j];
+  for (uint32_t k = 0; k < op->n_inputs; k++)
+    if (shape_disagrees(&g->tensors[op->inputs[k]]))
+      return true;
+  for (uint32_t k = 0; k < op->n_outputs; k++)
+    if (shape_disagrees(&g->tensors[op->outputs[k]]))
+      return true;
+  const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
+  return op->n_outputs == 0 && e && e->cls != SFC_FT_VIEW;
+}
+
+/* The forward op whose segment op j would join: itself, or the op it is backward of. */
+static uint32_t forward_of(const sfc_graph_t *g, uint32_t j) {
+  const sfc_op_t *op = &g->ops[j];
+  return op->phase == SFC_PHASE_FORWARD || op->backward_of == NONE ? j : op->backward_of;
+}
+
 static bool *whole_ops(const sfc_graph_t *g, sfc_pool_t *pool) {
   bool *whole = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *whole);
   if (!whole)
     return NULL;
-  for (uint32_t j = 0; j < g->n_ops; j++) {
-    const sfc_op_t *op = &g->ops[j];
-    bool bad = false;
-    for (uint32_t k = 0; k < op->n_inputs && !bad; k++)
-      bad = shape_disagrees(&g->tensors[op->inputs[k]]);
-    for (uint32_t k = 0; k < op->n_outputs && !bad; k++)
-      bad = shape_disagrees(&g->tensors[op->outputs[k]]);
-    /* an op that computes data but lists no output (the format allows it; an in-place
-     * op should list its tensor there): its map has nothing to take a box from */
-    const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
-    bad = bad || (op->n_outputs == 0 && e && e->cls != SFC_FT_VIEW);
-    if (bad)
-      whole[op->phase == SFC_PHASE_FORWARD || op->backward_of == NONE ? j : op->backward_of] = true;
-  }
+  for (uint32_t j = 0; j < g->n_ops; j++)
+    if (odd_op(g, j))
+      whole[forward_of(g, j)] = true;
   return whole;
+}
+
+/* whole_ops for one forward op f (O(ops): for messages). */
+static bool odd_forward(const sfc_graph_t *g, uint32_t f) {
+  for (uint32_t j = f; j < g->n_ops; j++)
+    if (forward_of(g, j) == f && odd_op(g, j))
+      return true;
+  return false;
 }
 
 /* Scratch memory: an op's synthetic workspace (workspace_bytes; no shape), or a
@@ -1789,6 +1807,14 @@ bool sfc_ft_why_whole(const sfc_graph_t *g, uint32_t i, char *buf, size_t n) {
       !is_spatial(&g->tensors[fo->outputs[0]]))
     return false; /* not a spatial op: tiling is not the question */
   char a[SFC_NAME_SHOWN_BYTES + 160], b[SFC_NAME_SHOWN_BYTES + 160];
+  if (forward_tileable(g, f) && odd_forward(g, f)) { /* the partitioner's whole_ops */
+    op_shown(g, f, NULL, a, sizeof a);
+    snprintf(buf, n,
+             "%s runs whole: it or its backward op has a 4-D operand whose shape does not "
+             "account for its bytes, or lists no output",
+             a);
+    return true;
+  }
   if (!forward_tileable(g, f)) {
     op_shown(g, f, not_tileable_why(g, f), a, sizeof a);
     if (f != i) {

@@ -14,3 +14,6 @@ $SFC maxbatch "$G" --budget 1KiB --packer best-fit -q; echo "exit $?"
 $SFC maxbatch "$DATA/graphs/tiny_mlp.json" --budget 1MiB 2>&1; echo "exit $?"
 $SFC maxbatch "$G" --max 0 2>&1; echo "exit $?"
 $SFC maxbatch 2>&1; echo "exit $?"
+# --max below the physical limit (51 here): the limit line says --max capped it
+$SFC maxbatch "$DATA/graphs/tiny_fcn.json" --budget 1MiB --packer best-fit --max 4 -q | grep 'physical limit'
+$SFC maxbatch "$DATA/graphs/tiny_fcn.json" --budget 1MiB --packer best-fit --max 4 --json -q | grep -o '"physical_limit_capped":[a-z]*'

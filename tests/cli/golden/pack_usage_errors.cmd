@@ -12,3 +12,4 @@ $SFC pack "$DATA/pack/leading_gap.csv" -o 2>&1; echo "exit $?"
 $SFC pack missing.csv -o m.csv 2>&1; echo "exit $?"; ls m.csv 2>&1
 $SFC pack "$DATA/pack/bad_size.csv" -o m.csv --svg m.svg 2>&1; echo "exit $?"; ls m.csv m.svg 2>&1
 $SFC pack --list | head -3
+$SFC pack "$DATA/pack/leading_gap.csv" --mip-max-blocks 10001 2>&1; echo "exit $?"

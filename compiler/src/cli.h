@@ -8,6 +8,7 @@
 #define SFC_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sfc/status.h"
 
@@ -41,6 +42,16 @@ int sfc_cli_usage(const char *cmd, const char *fmt, ...)
  * missing, which the caller reports) and *i advanced past it. */
 bool sfc_cli_option(int argc, char **argv, int *i, const char *long_name, const char *short_name,
                     const char **value);
+
+/* Reads a count option's value: decimal digits only (no sign, no spaces, no leading
+ * "0x"), at least one, with a value in lo .. hi. Returns false (and leaves *out) otherwise;
+ * the caller says which option and the range. */
+bool sfc_cli_count(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/* A file name for a line on stdout or stderr: sfc_text_escape of its first 4096 bytes
+ * (a newline or an escape sequence in a name cannot split a line or reach the terminal). */
+#define SFC_PATH_SHOWN_BYTES (4 * 4096 + 8)
+const char *sfc_cli_path_shown(const char *path, char out[SFC_PATH_SHOWN_BYTES]);
 
 /* True when argv[i] is --help or -h. */
 bool sfc_cli_is_help(const char *arg);

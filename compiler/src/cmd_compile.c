@@ -218,29 +218,14 @@ static int run(int argc, char **argv) {
   if (rc)
     return rc;
   int64_t image_size = 0;
-  if (a.image_size) {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(a.image_size, &end, 10);
-    if (errno || end == a.image_size || *end || a.image_size[0] == '-' || a.image_size[0] == '+' ||
-        v < 1 || v > SFC_MAX_IMAGE_SIZE)
-      return sfc_cli_usage("compile",
-                           "--image-size: expected an integer from 1 to %" PRId64 ", got '%s'",
-                           SFC_MAX_IMAGE_SIZE, a.image_size);
-    image_size = (int64_t)v;
-  }
+  if (a.image_size && !sfc_cli_count(a.image_size, 1, SFC_MAX_IMAGE_SIZE, &image_size))
+    return sfc_cli_usage("compile",
+                         "--image-size: expected an integer from 1 to %" PRId64 ", got '%s'",
+                         SFC_MAX_IMAGE_SIZE, a.image_size);
   int64_t batch = 0;
-  if (a.batch) {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(a.batch, &end, 10);
-    if (errno || end == a.batch || *end || a.batch[0] == '-' || a.batch[0] == '+' || v < 1 ||
-        v > SFC_MAX_BATCH)
-      return sfc_cli_usage("compile",
-                           "--batch: expected an integer from 1 to %" PRId64 ", got '%s'",
-                           SFC_MAX_BATCH, a.batch);
-    batch = (int64_t)v;
-  }
+  if (a.batch && !sfc_cli_count(a.batch, 1, SFC_MAX_BATCH, &batch))
+    return sfc_cli_usage("compile", "--batch: expected an integer from 1 to %" PRId64 ", got '%s'",
+                         SFC_MAX_BATCH, a.batch);
 
   double t0 = sfc_clock_seconds();
   sfc_error_t err = {0};

@@ -43,6 +43,9 @@ static int run(int argc, char **argv) {
       return sfc_cli_usage("config", "unexpected argument '%s'", argv[i]);
     }
   }
+  if (profiles && (print || file || budget || profile))
+    return sfc_cli_usage("config", "--profiles lists the built-in profiles and takes no other "
+                                   "option (--print, -c, --budget and --profile are --print's)");
   if (profiles) {
     size_t n;
     const sfc_profile_t *all = sfc_profiles(&n);

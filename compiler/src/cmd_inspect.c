@@ -58,8 +58,9 @@ static const char *block_flags(uint32_t f, char *buf, size_t cap) {
 static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, bool steps) {
   const sfc_plan_header_t *h = &v->header;
   char a[32], b[32], n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES]; /* names, escaped */
-  printf("%s: sfc plan %u.%u, %s\n", path, h->version_major, h->version_minor,
-         sfc_name_shown(sfc_plan_string(v, v->meta.generator), n1));
+  char shown[SFC_PATH_SHOWN_BYTES];
+  printf("%s: sfc plan %u.%u, %s\n", sfc_cli_path_shown(path, shown), h->version_major,
+         h->version_minor, sfc_name_shown(sfc_plan_string(v, v->meta.generator), n1));
   printf("  graph             %s (%u ops, %u tensors)\n",
          sfc_name_shown(sfc_plan_string(v, v->meta.graph_name), n1), v->meta.graph_op_count,
          v->meta.graph_tensor_count);
@@ -268,7 +269,8 @@ static int run_inspect(int argc, char **argv) {
     if (text) {
       puts(text);
     } else {
-      fprintf(stderr, "sfc: out of memory printing %s as JSON\n", path);
+      char shown[SFC_PATH_SHOWN_BYTES];
+      fprintf(stderr, "sfc: out of memory printing %s as JSON\n", sfc_cli_path_shown(path, shown));
       rc = SFC_EXIT_INTERNAL;
     }
     free(text);
@@ -335,10 +337,10 @@ static int run_verify(int argc, char **argv) {
     sfcrt_plan_destroy(plan);
     return sfc_cli_fail(&err);
   }
-  char a[32], b[32];
+  char a[32], b[32], shown[SFC_PATH_SHOWN_BYTES];
   printf("%s: ok: %u steps, %u blocks, %u swaps; arena %s within budget %s; "
          "%" PRIu64 " block reuses ordered\n",
-         path, stats.steps, stats.blocks, stats.swaps,
+         sfc_cli_path_shown(path, shown), stats.steps, stats.blocks, stats.swaps,
          sfc_format_size(v->header.arena_bytes, a, sizeof a),
          v->header.budget_bytes ? sfc_format_size(v->header.budget_bytes, b, sizeof b) : "(none)",
          stats.reuse_checks);

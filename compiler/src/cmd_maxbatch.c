@@ -178,16 +178,9 @@ static int run(int argc, char **argv) {
   if (rc)
     return rc < 0 ? sfc_cli_print_help(&sfc_cmd_maxbatch) : rc;
   int64_t max = 1 << 20;
-  if (a.max) {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(a.max, &end, 10);
-    if (errno || end == a.max || *end || a.max[0] == '-' || a.max[0] == '+' || v < 1 ||
-        v > SFC_MAX_BATCH)
-      return sfc_cli_usage("maxbatch", "--max: expected an integer from 1 to %" PRId64 ", got '%s'",
-                           SFC_MAX_BATCH, a.max);
-    max = v;
-  }
+  if (a.max && !sfc_cli_count(a.max, 1, SFC_MAX_BATCH, &max))
+    return sfc_cli_usage("maxbatch", "--max: expected an integer from 1 to %" PRId64 ", got '%s'",
+                         SFC_MAX_BATCH, a.max);
   sfc_error_t err = {0};
   sfc_config_t cfg;
   if (sfc_cli_load_config(&a.ca, &cfg, &err) != SFC_OK)

@@ -134,9 +134,8 @@ static int run_pack(int argc, char **argv) {
   if (limit_s && !sfc_parse_time_limit(limit_s, &opt.time_limit_s, why, sizeof why))
     return sfc_cli_usage("pack", "--time-limit: %s", why);
   if (mip_s) {
-    char *end;
-    unsigned long m = strtoul(mip_s, &end, 10);
-    if (!*mip_s || *end || mip_s[0] == '-' || m > SFC_MIP_MAX_BLOCKS_MAX)
+    int64_t m = 0;
+    if (!sfc_cli_count(mip_s, 0, SFC_MIP_MAX_BLOCKS_MAX, &m))
       return sfc_cli_usage("pack",
                            "--mip-max-blocks: expected 0..%d (as packer.mip_max_blocks), got '%s'",
                            SFC_MIP_MAX_BLOCKS_MAX, mip_s);
@@ -162,8 +161,8 @@ static int run_pack(int argc, char **argv) {
     return sfc_cli_fail(&err);
   }
   int rc = capacity && res.peak > capacity ? SFC_EXIT_FAIL : SFC_EXIT_OK;
-  char a[32], b[32];
-  printf("%s: %zu buffers\n", input, csv.count);
+  char a[32], b[32], shown[SFC_PATH_SHOWN_BYTES];
+  printf("%s: %zu buffers\n", sfc_cli_path_shown(input, shown), csv.count);
   printf("  lower bound   %" PRIu64 " (%s)\n", res.lower_bound,
          sfc_format_size(res.lower_bound, a, sizeof a));
   printf("  peak          %" PRIu64 " (%s)\n", res.peak, sfc_format_size(res.peak, b, sizeof b));

@@ -93,9 +93,8 @@ static int run_run(int argc, char **argv) {
         return sfc_cli_usage("run", "unknown device '%s' (expected host, sim or cuda)", value);
       opt.device = value;
     } else if (sfc_cli_option(argc, argv, &i, "--iterations", "-n", &value)) {
-      char *end = NULL;
-      long n = value ? strtol(value, &end, 10) : -1;
-      if (!value || *end || n < 1 || n > 1000000)
+      int64_t n = 0;
+      if (!sfc_cli_count(value, 1, 1000000, &n))
         return sfc_cli_usage("run", "--iterations needs a number from 1 to 1000000");
       iterations = n;
     } else if (strcmp(argv[i], "--integrity") == 0) {
@@ -138,8 +137,8 @@ static int run_run(int argc, char **argv) {
     sfcrt_plan_destroy(plan);
     return sfc_cli_fail(&err);
   }
-  char a[32], b[32];
-  printf("sfc run: %s on %s%s, %ld iteration%s\n", path, opt.device,
+  char a[32], b[32], shown[SFC_PATH_SHOWN_BYTES];
+  printf("sfc run: %s on %s%s, %ld iteration%s\n", sfc_cli_path_shown(path, shown), opt.device,
          opt.host.integrity ? " with integrity checks" : "", iterations,
          iterations == 1 ? "" : "s");
   printf("  steps                 %" PRIu64 " (%u per iteration)\n", st.steps, v->step_count);

@@ -64,6 +64,7 @@ typedef struct sim_report {
   uint32_t top_count;
   char times_from[128]; /* where the op times come from (report.h) */
   char times_note[128]; /* ", not PROFILE times (...)" or "" */
+  bool trace_failed;    /* the error is write_trace's: it names its file itself */
 } sim_report_t;
 
 /* Every time the report prints is a finite number (an extreme op time or link in a
@@ -135,18 +136,24 @@ static const char *swap_dir(const sfc_plan_swap_t *w) {
 static sfc_status_t write_trace(const char *out, const char *plan_path, const sfc_plan_view_t *v,
                                 const sfcrt_stats_t *st, sfc_error_t *err) {
   if (!st->step_start_us || !st->step_us || !st->step_stall_us ||
-      (st->swap_count && (!st->copy_start_us || !st->copy_end_us)))
-    return sfc_error_set(err, SFC_ERR_INTERNAL, "the sim device reported no timeline");
+      (st->swap_count && (!st->copy_start_us || !st->copy_end_us))) {
+    sfc_error_set(err, SFC_ERR_INTERNAL, "the sim device reported no timeline");
+    sfc_error_prefix(err, plan_path); /* errors below the outfile's name the trace */
+    return err->status;
+  }
   bool finite = isfinite(st->predicted_iteration_us); /* JSON has no inf or nan */
   for (uint32_t k = 0; k < v->step_count && k < st->step_count; k++)
     finite = finite && isfinite(st->step_start_us[k]) && isfinite(st->step_us[k]) &&
              isfinite(st->step_stall_us[k]);
   for (uint32_t i = 0; i < st->swap_count; i++)
     finite = finite && isfinite(st->copy_start_us[i]) && isfinite(st->copy_end_us[i]);
-  if (!finite)
-    return sfc_error_set(err, SFC_ERR_BAD_INPUT,
-                         "the predicted times overflow (an op time or the link in the plan is "
-                         "out of range); no trace written");
+  if (!finite) {
+    sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                  "the predicted times overflow (an op time or the link in the plan is "
+                  "out of range); no trace written");
+    sfc_error_prefix(err, plan_path);
+    return err->status;
+  }
   int64_t *diff = calloc((size_t)v->step_count + 1, sizeof *diff);
   if (!diff)
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory writing the trace");
@@ -252,8 +259,10 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
     }
     for (uint32_t i = 0; i < r->top_count; i++)
       r->top_stall[i] = stall[r->top[i]];
-    if (trace)
+    if (trace) {
       st = write_trace(trace, plan_path, sfcrt_plan_view(plan), &r->st, err);
+      r->trace_failed = st != SFC_OK;
+    }
     r->st.step_stall_us = r->st.step_start_us = r->st.step_us = NULL; /* they die with */
     r->st.copy_start_us = r->st.copy_end_us = NULL;                   /* the session */
   }
@@ -280,8 +289,8 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   double d2h = opt->sim.d2h_bytes_per_s > 0 ? opt->sim.d2h_bytes_per_s : v->meta.d2h_bytes_per_s;
   double duplex = opt->sim.duplex_factor > 0 ? opt->sim.duplex_factor : v->meta.duplex_factor;
   double lat = opt->sim.copy_latency_s >= 0 ? opt->sim.copy_latency_s : v->meta.copy_latency_s;
-  char n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES]; /* names, escaped */
-  printf("sfc simulate: %s (graph %s, profile %s)\n", path,
+  char n1[SFC_NAME_SHOWN_BYTES], n2[SFC_NAME_SHOWN_BYTES], shown[SFC_PATH_SHOWN_BYTES];
+  printf("sfc simulate: %s (graph %s, profile %s)\n", sfc_cli_path_shown(path, shown),
          sfc_name_shown(sfc_plan_string(v, v->meta.graph_name), n1),
          sfc_name_shown(sfc_plan_string(v, v->meta.profile_name), n2));
   printf("  link                  h2d %s, d2h %s, duplex %.2f, latency %.3f us (%s)\n",
@@ -360,9 +369,8 @@ static int run_simulate(int argc, char **argv) {
       ca.profile = value;
       have_cfg = true;
     } else if (sfc_cli_option(argc, argv, &i, "--top", NULL, &value)) {
-      char *end = NULL;
-      long n = value ? strtol(value, &end, 10) : -1;
-      if (!value || *end || n < 0 || n > 64)
+      int64_t n = 0;
+      if (!sfc_cli_count(value, 0, 64, &n))
         return sfc_cli_usage("simulate", "--top needs a number from 0 to 64");
       top_n = (uint32_t)n;
     } else if (sfc_cli_option(argc, argv, &i, "--trace", NULL, &value)) {
@@ -413,7 +421,8 @@ static int run_simulate(int argc, char **argv) {
                        "the predicted times overflow (an op time or the link in the plan is "
                        "out of range)");
   if (st != SFC_OK) {
-    sfc_error_prefix(&err, path);
+    if (!r.trace_failed)
+      sfc_error_prefix(&err, path);
     sfcrt_plan_destroy(plan);
     return sfc_cli_fail(&err);
   }

@@ -65,6 +65,27 @@ bool sfc_cli_option(int argc, char **argv, int *i, const char *long_name, const 
   return false;
 }
 
+bool sfc_cli_count(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  if (!s || !*s)
+    return false;
+  int64_t v = 0;
+  for (const char *c = s; *c; c++) {
+    if (*c < '0' || *c > '9')
+      return false;
+    if (v > (INT64_MAX - (*c - '0')) / 10)
+      return false; /* past any range a count option has */
+    v = v * 10 + (*c - '0');
+  }
+  if (v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
+}
+
+const char *sfc_cli_path_shown(const char *path, char out[SFC_PATH_SHOWN_BYTES]) {
+  return sfc_text_escape(path ? path : "", SIZE_MAX, 4096, out, SFC_PATH_SHOWN_BYTES);
+}
+
 bool sfc_cli_is_help(const char *arg) {
   return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }

@@ -210,7 +210,8 @@ sfc_status_t sfc_outfile_write(const char *path, const void *data, size_t bytes,
   if (fd < 0) {
     int e = errno;
     free(t.name);
-    return e == ENOMEM ? no_memory(err, path) : io_error(err, path, "cannot create", e);
+    return e == ENOMEM ? no_memory(err, path)
+                       : io_error(err, path, "cannot create a temporary file beside it", e);
   }
   sfc_status_t st = SFC_OK;
   if (write_all(fd, data, bytes) != 0 || fsync(fd) != 0) {

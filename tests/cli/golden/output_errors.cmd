@@ -23,3 +23,13 @@ $SFC inspect "$(printf 'no\nsuch.plan')" 2>&1; echo "exit $?"
 cp "$DATA/graphs/small_cnn.json" "$(printf 'c\nd.json')"
 $SFC compile "$(printf 'c\nd.json')" --budget 1KiB -q 2>&1; echo "exit $?"
 $SFC run "$DATA/runtime/swap.plan" --verbose > /dev/null; echo "run --verbose: exit $?"
+# paths on stdout are escaped too: a newline in a name cannot split a summary line
+cp "$DATA/graphs/small_cnn.json" small.json
+$SFC compile small.json --budget 64MiB -o "$(printf 'e\nf.plan')" | tail -1
+$SFC verify "$(printf 'e\nf.plan')"; echo "exit $?"
+$SFC inspect "$(printf 'e\nf.plan')" | head -1
+$SFC simulate "$(printf 'e\nf.plan')" | head -1
+$SFC run "$(printf 'e\nf.plan')" | head -1
+# a trace sfc cannot write names the trace alone; a file sfc cannot replace says why
+$SFC simulate "$DATA/runtime/swap.plan" --trace /dev/full 2>&1 >/dev/null; echo "exit $?"
+$SFC compile small.json --budget 64MiB -q -o /proc/version 2>&1; echo "exit $?"

@@ -10,3 +10,12 @@ $SFC compile "$DATA/graphs/tiny_mlp.json" --dump-after nothing 2>&1; echo "exit 
 $SFC compile missing.json -o m.plan 2>&1; echo "exit $?"; ls m.plan 2>&1
 $SFC verify missing.plan 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --budget 200GB 2>&1; echo "exit $?"
+# count options take decimal digits only, alike: a space, a sign or a suffix is refused
+$SFC compile "$DATA/graphs/tiny_mlp.json" --batch " 8" 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --image-size +64 2>&1; echo "exit $?"
+$SFC maxbatch "$DATA/graphs/tiny_mlp.json" --max 8x 2>&1; echo "exit $?"
+$SFC pack "$DATA/pack/leading_gap.csv" --mip-max-blocks " 3" 2>&1; echo "exit $?"
+$SFC run "$DATA/runtime/swap.plan" -n " 2" 2>&1; echo "exit $?"
+$SFC simulate "$DATA/runtime/swap.plan" --top 99999999999999999999 2>&1; echo "exit $?"
+$SFC config --print --profiles 2>&1; echo "exit $?"
+$SFC config --profiles -c x.yaml 2>&1; echo "exit $?"

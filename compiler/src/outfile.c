@@ -28,6 +28,7 @@ enum { TEMP_TRIES = 100, TEMP_BASE_MAX = 200 };
 typedef struct target {
   char *name;
   bool in_place;
+  bool replaces; /* a regular file is there: a failed temporary is not a failed create */
 } target_t;
 
 static sfc_status_t io_error(sfc_error_t *err, const char *path, const char *what, int e) {
@@ -41,6 +42,7 @@ static sfc_status_t no_memory(sfc_error_t *err, const char *path) {
 static sfc_status_t resolve(const char *path, target_t *t, sfc_error_t *err) {
   t->name = NULL;
   t->in_place = false;
+  t->replaces = false;
   if (!path || !*path)
     return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "empty output path");
   struct stat ls, st;
@@ -66,6 +68,7 @@ static sfc_status_t resolve(const char *path, target_t *t, sfc_error_t *err) {
     t->name = strdup(path);
     return t->name ? SFC_OK : no_memory(err, path);
   }
+  t->replaces = true;
   if (S_ISLNK(ls.st_mode)) {
     t->name = realpath(path, NULL);
     if (!t->name)
@@ -209,9 +212,11 @@ sfc_status_t sfc_outfile_write(const char *path, const void *data, size_t bytes,
   int fd = create_temp(t.name, &tmp);
   if (fd < 0) {
     int e = errno;
+    bool replaces = t.replaces;
     free(t.name);
     return e == ENOMEM ? no_memory(err, path)
-                       : io_error(err, path, "cannot create a temporary file beside it", e);
+           : replaces  ? io_error(err, path, "cannot create a temporary file beside it", e)
+                       : io_error(err, path, "cannot create", e);
   }
   sfc_status_t st = SFC_OK;
   if (write_all(fd, data, bytes) != 0 || fsync(fd) != 0) {

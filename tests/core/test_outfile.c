@@ -50,6 +50,47 @@ static void test_abort_writes_nothing(void) {
   free(d);
 }
 
+/* A file that exists but has no room for a temporary beside it (every name taken here;
+ * /proc in `sfc compile -o /proc/version`) is not "cannot create": the message says what
+ * failed, and the file stays as it was. A new file in the same state is "cannot create". */
+static void test_replace_without_temporary(void) {
+  char *d = sw_scratch(), *victim = sw_path(d, "victim"), *out = sw_path(d, "out.plan"),
+       *fresh = sw_path(d, "new.plan");
+  sw_put(victim, "precious\n");
+  sw_put(out, "old\n");
+  char *names[2][100];
+  const char *targets[2] = {out, fresh};
+  for (int k = 0; k < 2; k++) {
+    sfc_outfile_test_seed(4242);
+    for (int i = 0; i < 100; i++) {
+      names[k][i] = sfc_outfile_test_temp_name(targets[k]);
+      CHECK(symlink(victim, names[k][i]) == 0);
+    }
+  }
+  sfc_error_t err;
+  sfc_outfile_test_seed(4242);
+  CHECK_EQ_I64(write_direct(out, 1, &err), SFC_ERR_IO);
+  char *want = sw_msg("%s: cannot create a temporary file beside it: %s", out, strerror(EEXIST));
+  CHECK_STR_EQ(err.message, want);
+  free(want);
+  SW_CHECK_CONTENT(out, "old\n");
+  sfc_outfile_test_seed(4242);
+  CHECK_EQ_I64(write_direct(fresh, 1, &err), SFC_ERR_IO);
+  want = sw_msg("%s: cannot create: %s", fresh, strerror(EEXIST));
+  CHECK_STR_EQ(err.message, want);
+  free(want);
+  CHECK(!sw_exists(fresh));
+  SW_CHECK_CONTENT(victim, "precious\n");
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 100; i++)
+      free(names[k][i]);
+  sw_rm_rf(d);
+  free(victim);
+  free(out);
+  free(fresh);
+  free(d);
+}
+
 static void test_same_file_as_input(void) {
   char *d = sw_scratch(), *in = sw_path(d, "m.json"), *hard = sw_path(d, "hard.json"),
        *sym = sw_path(d, "sym.json"), *other = sw_path(d, "other.json"),
@@ -163,6 +204,7 @@ static void test_distinct_outputs(void) {
 int main(void) {
   RUN(test_writer_cases);
   RUN(test_abort_writes_nothing);
+  RUN(test_replace_without_temporary);
   RUN(test_same_file_as_input);
   RUN(test_check_writable);
   RUN(test_distinct_outputs);

@@ -30,6 +30,5 @@ $SFC verify "$(printf 'e\nf.plan')"; echo "exit $?"
 $SFC inspect "$(printf 'e\nf.plan')" | head -1
 $SFC simulate "$(printf 'e\nf.plan')" | head -1
 $SFC run "$(printf 'e\nf.plan')" | head -1
-# a trace sfc cannot write names the trace alone; a file sfc cannot replace says why
+# a trace sfc cannot write names the trace alone
 $SFC simulate "$DATA/runtime/swap.plan" --trace /dev/full 2>&1 >/dev/null; echo "exit $?"
-$SFC compile small.json --budget 64MiB -q -o /proc/version 2>&1; echo "exit $?"

@@ -237,8 +237,9 @@ static int run(int argc, char **argv) {
   if (sfc_cli_load_config(&a.ca, &cfg, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   sfc_graph_t *graph = NULL;
-  char gshown[4 * 4096 + 8]; /* the graph's path in messages, escaped: one line */
-  sfc_text_escape(a.graph, strlen(a.graph), 4096, gshown, sizeof gshown);
+  char gshown[SFC_PATH_SHOWN_BYTES]; /* the graph's path in messages, escaped: one line */
+  char oshown[SFC_PATH_SHOWN_BYTES]; /* the plan's, for the summary */
+  sfc_cli_path_shown(a.graph, gshown);
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   if ((image_size && sfc_graph_image_scale(graph, image_size, &err) != SFC_OK) ||
@@ -272,7 +273,8 @@ static int run(int argc, char **argv) {
   if (st == SFC_OK && a.json)
     print_json(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes);
   else if (st == SFC_OK && !a.quiet)
-    sfc_report_compile(&ir, sfc_clock_seconds() - t0, a.output, plan_bytes, stdout);
+    sfc_report_compile(&ir, sfc_clock_seconds() - t0,
+                       a.output ? sfc_cli_path_shown(a.output, oshown) : NULL, plan_bytes, stdout);
   bool fits = ir.fits_budget;
   if (st == SFC_OK && !fits && ir.schedule_infeasible) { /* no schedule reaches the budget */
     char need[32], have[32], pers[32], ops[32], rest[32], op[SFC_NAME_SHOWN_BYTES], more[96];

@@ -217,11 +217,9 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
           sfc_times_from(g->device, measured, g->n_ops, modelled_for, from, sizeof from),
           sfc_times_note(g->device, measured, modelled_for, cfg->device.name, note, sizeof note));
   fprintf(out, "  %-18s %12.3f ms\n", "compile time", seconds * 1e3);
-  if (plan_path) {
-    char shown[4 * 4096 + 8]; /* the path escaped: one line, no terminal codes */
-    fprintf(out, "  %-18s %12s  %s\n", "plan", sfc_format_size(plan_bytes, h, sizeof h),
-            sfc_text_escape(plan_path, SIZE_MAX, 4096, shown, sizeof shown));
-  } else
+  if (plan_path)
+    fprintf(out, "  %-18s %12s  %s\n", "plan", sfc_format_size(plan_bytes, h, sizeof h), plan_path);
+  else
     fprintf(out, "  %-18s %12s\n", "plan", "not written (no -o)");
 }
 

@@ -57,7 +57,8 @@ uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, d
                           uint32_t *early);
 
 /* The summary `sfc compile` prints (see docs/cli.md). plan_path/plan_bytes may be
- * NULL/0 when no plan was written. */
+ * NULL/0 when no plan was written; plan_path is printed as given (the CLI passes it
+ * escaped: sfc_cli_path_shown). */
 void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_path,
                         uint64_t plan_bytes, FILE *out);
 

@@ -51,9 +51,6 @@ static bool shape_disagrees(const sfc_tensor_t *t) {
   return e ? n * e != t->bytes : t->bytes % n != 0;
 }
 
-/* whole[i]: forward op i stays out of FT segments because it, or a backward op of it,
- * has an operand whose shape disagrees with its bytes (shape_disagrees) or computes
- * data without listing an output. NULL when out of memory (the caller fails). */
 /* Op j has an operand whose shape disagrees with its bytes, or computes data without
  * listing an output (the format allows it; an in-place op should list its tensor
  * there): its map has nothing to take a box from. */
@@ -75,6 +72,8 @@ static uint32_t forward_of(const sfc_graph_t *g, uint32_t j) {
   return op->phase == SFC_PHASE_FORWARD || op->backward_of == NONE ? j : op->backward_of;
 }
 
+/* whole[i]: forward op i stays out of FT segments because it, or a backward op of it,
+ * is an odd_op. NULL when out of memory (the caller fails). */
 static bool *whole_ops(const sfc_graph_t *g, sfc_pool_t *pool) {
   bool *whole = sfc_pool_calloc(pool, g->n_ops ? g->n_ops : 1, sizeof *whole);
   if (!whole)

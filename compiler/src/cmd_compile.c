@@ -131,8 +131,19 @@ static int parse(int argc, char **argv, args_t *a) {
 }
 
 #define JSON_BEHIND 5 /* steps "behind_bound" names */
+#define JSON_WAITS  5 /* pieces "bound_waits" names */
 
 /* The summary as JSON: the same numbers as the text summary, for scripts. */
+/* A new object appended to list, or NULL (out of memory: nothing appended). */
+static cJSON *json_item(cJSON *list) {
+  cJSON *e = cJSON_CreateObject();
+  if (e && !cJSON_AddItemToArray(list, e)) {
+    cJSON_Delete(e);
+    return NULL;
+  }
+  return e;
+}
+
 static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uint64_t plan_bytes) {
   const sfc_graph_t *g = ir->graph;
   const sfc_config_t *cfg = ir->config;
@@ -183,16 +194,28 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   cJSON *list = ok ? cJSON_AddArrayToObject(o, "behind_bound") : NULL;
   ok = ok && list;
   for (uint32_t i = 0; ok && i < nb; i++) {
-    cJSON *e = cJSON_CreateObject();
-    ok = e && cJSON_AddItemToArray(list, e);
-    if (e && !ok)
-      cJSON_Delete(e);
+    cJSON *e = json_item(list);
+    ok = e != NULL;
     ok = ok && cJSON_AddNumberToObject(e, "step", behind[i].step);
     uint32_t st = behind[i].step;
     ok = ok &&
          (st < ir->n_steps ? cJSON_AddStringToObject(e, "op", g->ops[ir->steps[st].op].name) != NULL
                            : cJSON_AddNullToObject(e, "op") != NULL);
     ok = ok && cJSON_AddNumberToObject(e, "s", behind[i].seconds);
+  }
+  sfc_bound_wait_t waits[JSON_WAITS];
+  uint32_t nw = sfc_bound_waits_top(ir, waits, JSON_WAITS);
+  cJSON *wl = ok ? cJSON_AddArrayToObject(o, "bound_waits") : NULL;
+  ok = ok && wl;
+  for (uint32_t i = 0; ok && i < nw; i++) {
+    cJSON *e = json_item(wl);
+    ok = e != NULL;
+    ok = ok && cJSON_AddNumberToObject(e, "first_step", waits[i].from);
+    ok = ok && cJSON_AddNumberToObject(e, "last_step", waits[i].to - 1);
+    ok = ok && cJSON_AddNumberToObject(e, "compute_s", waits[i].compute_s);
+    ok = ok && cJSON_AddNumberToObject(e, "s", waits[i].stall_s);
+    ok = ok && cJSON_AddStringToObject(e, "why", sfc_wait_why_name(waits[i].why));
+    ok = ok && cJSON_AddNumberToObject(e, "bytes", waits[i].bytes);
   }
   ok = ok && (ir->schedule_infeasible ? cJSON_AddNumberToObject(o, "min_budget_bytes",
                                                                 (double)ir->schedule_floor) != NULL

@@ -1,5 +1,6 @@
 /* ir.c — lifetime of the IR and the graph. Everything lives in pools but the IR's two
- * per-step timelines (step_bound_s, step_start_s), which each round rewrites. */
+ * per-step timelines (step_bound_s, step_start_s) and the bound's waits, which each round
+ * rewrites. */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -14,6 +15,7 @@ void sfc_ir_init(sfc_ir_t *ir, sfc_graph_t *graph, const sfc_config_t *config) {
 void sfc_ir_deinit(sfc_ir_t *ir) {
   free(ir->step_bound_s); /* malloc'd: rewritten by every round, not pool memory */
   free(ir->step_start_s);
+  free(ir->bound_waits);
   sfc_pool_free_all(&ir->pool);
   memset(ir, 0, sizeof *ir);
 }

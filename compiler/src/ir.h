@@ -196,6 +196,27 @@ typedef struct sfc_dep {
   uint32_t index;
 } sfc_dep_t;
 
+/* Why the time bound waits in one piece of its chain (pass_bound.c; docs/algorithms.md
+ * "The time bound"): the term that sets the piece's least stall. */
+typedef enum sfc_wait_why {
+  SFC_WAIT_IN = 0,      /* bytes that must come back, beyond what the compute hides */
+  SFC_WAIT_IN_FORCED,   /*   of tensors too large to stay beside a step's operands */
+  SFC_WAIT_OUT,         /* bytes that must leave */
+  SFC_WAIT_OUT_FORCED,  /*   of tensors too large to stay beside a step's operands */
+  SFC_WAIT_BOTH,        /* both directions' copies sharing the links */
+  SFC_WAIT_BOTH_FORCED, /*   the forced ones' */
+  SFC_WAIT_WHOLE,       /* a whole tensor's copy longer than the compute before its reader */
+  SFC_WAIT_COUNT
+} sfc_wait_why_t;
+
+typedef struct sfc_bound_wait {
+  uint32_t from, to; /* the piece: steps from .. to - 1 (to = n_steps: the end) */
+  double compute_s;  /* the compute of its steps */
+  double stall_s;    /* the least any plan waits in it */
+  double bytes;      /* the bytes of the term that sets it (0 for SFC_WAIT_WHOLE) */
+  uint8_t why;       /* sfc_wait_why_t */
+} sfc_bound_wait_t;
+
 typedef struct sfc_ir {
   sfc_graph_t *graph;         /* loader; not owned */
   const sfc_config_t *config; /* config loader + CLI overrides; not owned */
@@ -266,17 +287,21 @@ typedef struct sfc_ir {
                                          step in any schedule within the budget (the chain's;
                                          index n_steps: the end, time_bound_s); NULL: none */
   uint32_t step_bound_n;              /*   n_steps + 1 when computed, else 0 */
-  uint32_t lms_threshold, lms_ahead;  /* policy lms: the n and l used (0 otherwise) */
-  uint8_t schedule_priority;          /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
-  uint8_t window_candidates;          /* window: candidates the auto tuner evaluated */
-  uint8_t window_ranked;              /* window: candidates within both budgets in the tuner, */
-  uint8_t window_rank[16];            /*   fastest first (the finals try them in this order) */
-  double window_rank_s[16];           /*   and their times there */
-  bool pack_fast;                     /* tuner: best-fit instead of the configured packer */
-  bool pack_brief;                    /* pipeline: a scheduled plan's packing gets a quarter
-                                         of its usual time (a margin round's trial) */
-  uint32_t lms_fixed_threshold;       /* tests: n and l for policy lms instead of the */
-  uint32_t lms_fixed_ahead;           /*   tuner's (0: tune) */
+  struct sfc_bound_wait *bound_waits; /* pass_bound: the pieces of the chain that sets
+                                         time_bound_s where it waits, in step order (malloc'd,
+                                         rewritten by every round); NULL: none */
+  uint32_t n_bound_waits;
+  uint32_t lms_threshold, lms_ahead; /* policy lms: the n and l used (0 otherwise) */
+  uint8_t schedule_priority;         /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
+  uint8_t window_candidates;         /* window: candidates the auto tuner evaluated */
+  uint8_t window_ranked;             /* window: candidates within both budgets in the tuner, */
+  uint8_t window_rank[16];           /*   fastest first (the finals try them in this order) */
+  double window_rank_s[16];          /*   and their times there */
+  bool pack_fast;                    /* tuner: best-fit instead of the configured packer */
+  bool pack_brief;                   /* pipeline: a scheduled plan's packing gets a quarter
+                                        of its usual time (a margin round's trial) */
+  uint32_t lms_fixed_threshold;      /* tests: n and l for policy lms instead of the */
+  uint32_t lms_fixed_ahead;          /*   tuner's (0: tune) */
 
   /* pack pass, one packing per arena */
   uint64_t arena_bytes;      /* device arena: peak of its packing */

@@ -481,16 +481,18 @@ typedef struct work {
   double w, cap, forced, cap_late; /* link-seconds */
 } work_t;
 
-static double direction(const copies_t *x, double bw, work_t *k) {
+/* One direction's shortfalls: term[0] of the bytes it needs, term[1] of the forced ones. */
+static void direction(const copies_t *x, double bw, work_t *k, double *term) {
   if (bw <= 0) {
     *k = (work_t){0, 0, 0, 0};
-    return 0;
+    term[0] = term[1] = 0;
+    return;
   }
   double need = (x->need > 0 ? x->need : 0) + x->more;
   *k = (work_t){(need > x->forced ? need : x->forced) / bw, x->cap / bw, x->forced / bw,
                 x->cap_late / bw};
-  double s = (need - x->cap) / bw, f = k->forced - k->cap_late;
-  return s > f ? s : f;
+  term[0] = (need - x->cap) / bw;
+  term[1] = k->forced - k->cap_late;
 }
 
 /* Both directions' work beside c seconds of compute, at most kappa link-seconds a
@@ -501,27 +503,70 @@ static double together(double w, double cap, double c, double kappa) {
 }
 
 /* c: the piece's compute; c_late: its steps' after the first (the forced bytes move
- * beside those only, so the duplex rule applies to them alone there too). */
+ * beside those only, so the duplex rule applies to them alone there too). *why: the
+ * term that sets it (sfc_wait_why_t; the first of equal ones). */
 static double stall(const copies_t *in, double h2d, const copies_t *out, double d2h, double c,
-                    double c_late, double kappa) {
+                    double c_late, double kappa, uint8_t *why) {
   work_t i, o;
-  double s = direction(in, h2d, &i), so = direction(out, d2h, &o);
-  if (so > s)
-    s = so;
-  double x = together(i.w + o.w, i.cap + o.cap, c, kappa);
-  double f = together(i.forced + o.forced, i.cap_late + o.cap_late, c_late, kappa);
-  s = x > s ? x : s;
-  s = f > s ? f : s;
-  return s > 0 ? s : 0;
+  double term[SFC_WAIT_WHOLE];
+  direction(in, h2d, &i, &term[SFC_WAIT_IN]);
+  direction(out, d2h, &o, &term[SFC_WAIT_OUT]);
+  term[SFC_WAIT_BOTH] = together(i.w + o.w, i.cap + o.cap, c, kappa);
+  term[SFC_WAIT_BOTH_FORCED] =
+      together(i.forced + o.forced, i.cap_late + o.cap_late, c_late, kappa);
+  uint8_t at = 0;
+  for (uint8_t k = 1; k < SFC_WAIT_WHOLE; k++)
+    at = term[k] > term[at] ? k : at;
+  *why = at;
+  return term[at] > 0 ? term[at] : 0;
 }
 
-static double chain(bound_t *b, uint64_t budget, double *best) {
-  const sfc_config_t *cfg = b->ir->config;
-  double B = (double)budget, h2d = cfg->device.h2d_bytes_per_s, d2h = cfg->device.d2h_bytes_per_s;
+/* The least stall of the piece [at[p], at[q]) (the file comment); *compute_s its compute,
+ * *why the term that sets the stall and *bytes (unless NULL) that term's bytes. */
+static double piece(const bound_t *b, uint32_t p, uint32_t q, double B, double h2d, double d2h,
+                    double kappa, double *compute_s, uint8_t *why, double *bytes) {
+  uint32_t np = b->np, sa = b->at[p], sb = b->at[q];
+  double o_b = sb < b->n ? b->ops[sb] : 0;
+  double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
+  double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
+  double c = b->c[sb] - b->c[sa];
+  const copies_t in = {need_in, b->fin_after[(size_t)p * np + q], b->fin[(size_t)p * np + q],
+                       b->cin[sb] - b->cin[sa], b->cin[sb] - b->cin[sa + 1]};
+  const copies_t out = {need_out, 0, b->fout[(size_t)p * np + q], b->cout[sb] - b->cout[sa],
+                        b->cout[sb] - b->cout[sa + 1]};
+  double st = stall(&in, h2d, &out, d2h, c, b->c[sb] - b->c[sa + 1], kappa, why);
+  if (b->atom[(size_t)p * np + q] > st) {
+    st = b->atom[(size_t)p * np + q];
+    *why = SFC_WAIT_WHOLE;
+  }
+  if (bytes) {
+    double ni = (need_in > 0 ? need_in : 0) + in.more, no = need_out > 0 ? need_out : 0;
+    double by[SFC_WAIT_COUNT] = {ni,
+                                 in.forced,
+                                 no,
+                                 out.forced,
+                                 (ni > in.forced ? ni : in.forced) +
+                                     (no > out.forced ? no : out.forced),
+                                 in.forced + out.forced,
+                                 0};
+    *bytes = by[*why];
+  }
+  *compute_s = c;
+  return st;
+}
+
+/* Both directions' work per second, at most (stall()). */
+static double kappa_of(const sfc_config_t *cfg) {
   double duplex = cfg->device.duplex_factor > 0 && cfg->device.duplex_factor < 1
                       ? cfg->device.duplex_factor
                       : 1;
-  double kappa = 1 + duplex; /* both directions' work per second, at most */
+  return 1 + duplex;
+}
+
+static double chain(bound_t *b, uint64_t budget, double *best, uint32_t *from) {
+  const sfc_config_t *cfg = b->ir->config;
+  double B = (double)budget, h2d = cfg->device.h2d_bytes_per_s, d2h = cfg->device.d2h_bytes_per_s;
+  double kappa = kappa_of(cfg);
   uint32_t np = b->np;
   for (uint32_t a = 0; a < np; a++) { /* in: prefix over b; out: suffix over a */
     double *row = &b->in[(size_t)a * np];
@@ -542,28 +587,49 @@ static double chain(bound_t *b, uint64_t budget, double *best) {
       b->fout[(size_t)a * np + p] += b->fout[(size_t)(a + 1) * np + p];
     }
   best[0] = 0;
+  from[0] = 0;
   for (uint32_t q = 1; q < np; q++) {
-    uint32_t sb = b->at[q];
-    double o_b = sb < b->n ? b->ops[sb] : 0;
     best[q] = 0;
+    from[q] = 0;
     for (uint32_t p = 0; p < q; p++) {
-      uint32_t sa = b->at[p];
-      double need_in = b->ops[sa] + b->in[(size_t)p * np + q] - B;
-      double need_out = sb < b->n ? o_b + b->out[(size_t)q * np + p] - B : 0;
-      double c = b->c[sb] - b->c[sa];
-      const copies_t in = {need_in, b->fin_after[(size_t)p * np + q], b->fin[(size_t)p * np + q],
-                           b->cin[sb] - b->cin[sa], b->cin[sb] - b->cin[sa + 1]};
-      const copies_t out = {need_out, 0, b->fout[(size_t)p * np + q], b->cout[sb] - b->cout[sa],
-                            b->cout[sb] - b->cout[sa + 1]};
-      double st = stall(&in, h2d, &out, d2h, c, b->c[sb] - b->c[sa + 1], kappa);
-      if (b->atom[(size_t)p * np + q] > st)
-        st = b->atom[(size_t)p * np + q];
+      double c;
+      uint8_t why;
+      double st = piece(b, p, q, B, h2d, d2h, kappa, &c, &why, NULL);
       double t = best[p] + c + st;
       if (t > best[q])
-        best[q] = t;
+        best[q] = t, from[q] = p;
     }
   }
   return best[np - 1];
+}
+
+/* The pieces of the longest chain (from[]: each point's predecessor on it) that wait, in
+ * step order, into ir->bound_waits. */
+static sfc_status_t keep_waits(sfc_ir_t *ir, const bound_t *b, uint64_t budget,
+                               const uint32_t *from, sfc_error_t *err) {
+  const sfc_config_t *cfg = ir->config;
+  uint32_t n = 0;
+  for (uint32_t q = b->np - 1; q > 0; q = from[q])
+    n++;
+  sfc_bound_wait_t *w = realloc(ir->bound_waits, ((size_t)n + 1) * sizeof *w);
+  if (!w)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory keeping the bound's waits");
+  ir->bound_waits = w;
+  uint32_t k = n;
+  for (uint32_t q = b->np - 1; q > 0; q = from[q]) {
+    uint32_t p = from[q];
+    double c, bytes;
+    uint8_t why;
+    double st = piece(b, p, q, (double)budget, cfg->device.h2d_bytes_per_s,
+                      cfg->device.d2h_bytes_per_s, kappa_of(cfg), &c, &why, &bytes);
+    w[--k] = (sfc_bound_wait_t){b->at[p], b->at[q], c, st, bytes, why};
+  }
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (w[i].stall_s > 1e-12) /* a picosecond: the sums' rounding, not a wait */
+      w[kept++] = w[i];
+  ir->n_bound_waits = kept;
+  return SFC_OK;
 }
 
 /* The least start of every step: the chain to the last point at or before it (compute
@@ -585,6 +651,7 @@ static sfc_status_t keep_starts(sfc_ir_t *ir, const bound_t *b, const double *be
 
 sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   ir->step_bound_n = 0;
+  ir->n_bound_waits = 0;
   ir->time_bound_split_s = ir->time_bound_s;
   ir->plan.meta.time_bound_s = ir->time_bound_s;
   uint64_t budget = ir->schedule_infeasible ? ir->schedule_floor : ir->config->budget_bytes;
@@ -627,7 +694,9 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
     ok = b.in && b.out && b.fin && b.fin_after && b.atom && b.fout && b.room;
   }
   double *best = ok ? malloc(np * sizeof *best) : NULL;
-  if (!best) {
+  uint32_t *from = best ? malloc(np * sizeof *from) : NULL;
+  if (!from) {
+    free(best);
     free(seen);
     free(wrote);
     bound_free(&b);
@@ -658,16 +727,19 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
   free(w.by_s), free(w.by_n), free(w.add_s), free(w.add_n), free(w.id_of), free(w.rank_of);
   free(w.pos), free(w.keys), free(w.fen);
   if (!ok) {
-    free(best), free(seen), free(wrote);
+    free(best), free(from), free(seen), free(wrote);
     bound_free(&b);
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory bounding the iteration time");
   }
-  double t = chain(&b, budget, best);
+  double t = chain(&b, budget, best, from);
   if (t > ir->time_bound_s)
     ir->time_bound_s = t;
   ir->plan.meta.time_bound_s = ir->time_bound_s; /* plan format 1.4: sfc simulate prints it */
   sfc_status_t st = keep_starts(ir, &b, best, err);
+  if (st == SFC_OK && t >= ir->time_bound_s) /* the chain is the bound printed */
+    st = keep_waits(ir, &b, budget, from, err);
   free(best);
+  free(from);
   free(seen);
   free(wrote);
   bound_free(&b);

@@ -51,6 +51,47 @@ uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, d
   return k;
 }
 
+uint32_t sfc_bound_waits_top(const sfc_ir_t *ir, sfc_bound_wait_t *out, uint32_t max) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; ir->bound_waits && i < ir->n_bound_waits; i++) {
+    const sfc_bound_wait_t *w = &ir->bound_waits[i]; /* in step order: earlier first on ties */
+    uint32_t at = k < max ? k++ : max;
+    while (at > 0 && out[at - 1].stall_s < w->stall_s) {
+      if (at < max)
+        out[at] = out[at - 1];
+      at--;
+    }
+    if (at < max)
+      out[at] = *w;
+  }
+  return k;
+}
+
+static const char *const WAIT_NAMES[SFC_WAIT_COUNT] = {
+    "in", "in_forced", "out", "out_forced", "both", "both_forced", "whole_tensor"};
+
+const char *sfc_wait_why_name(uint8_t why) {
+  return why < SFC_WAIT_COUNT ? WAIT_NAMES[why] : "unknown";
+}
+
+const char *sfc_wait_why_text(const sfc_bound_wait_t *w, char *buf, size_t buf_bytes) {
+  static const char *const text[SFC_WAIT_COUNT] = {
+      " must come back",
+      " must come back (too large to stay beside a step's operands)",
+      " must leave",
+      " must leave (too large to stay beside a step's operands)",
+      " of copies both ways share the links",
+      " of forced copies both ways share the links",
+      "a whole tensor's copy outlasts the compute before its reader"};
+  uint8_t why = w->why < SFC_WAIT_COUNT ? w->why : SFC_WAIT_WHOLE;
+  char b[32] = "";
+  if (why != SFC_WAIT_WHOLE)
+    sfc_format_size(w->bytes > 0 ? (uint64_t)w->bytes : 0, b, sizeof b);
+  snprintf(buf, buf_bytes, "%s%s", b, text[why]);
+  return buf;
+}
+
+#define SHOWN_WAITS        3  /* pieces the summary names where the bound waits */
 #define SHOWN_DEVICE_CHARS 60 /* a device name in times_from is cut after this many */
 #define SHOWN_BEHIND       3  /* steps the summary names where the replay falls behind */
 
@@ -191,6 +232,22 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     fprintf(out, "  %-18s %12.3f ms  in-core %.3f ms; predicted/bound %.4f\n", "time bound",
             ir->time_bound_s * 1e3, ir->compute_s * 1e3,
             ir->time_bound_s > 0 ? ir->predicted_iteration_s / ir->time_bound_s : 1.0);
+    sfc_bound_wait_t waits[SHOWN_WAITS];
+    uint32_t nw = ir->n_swaps ? sfc_bound_waits_top(ir, waits, SHOWN_WAITS) : 0;
+    if (nw)
+      fprintf(
+          out,
+          "  %-18s %12.3f ms  the least any plan waits for copies (bound - in-core); most in:\n",
+          "bound waits", (ir->time_bound_s - ir->compute_s) * 1e3);
+    for (uint32_t i = 0; i < nw; i++) {
+      char why[128], steps[48];
+      if (waits[i].to - waits[i].from > 1)
+        snprintf(steps, sizeof steps, "steps %u-%u", waits[i].from, waits[i].to - 1);
+      else
+        snprintf(steps, sizeof steps, "step %u", waits[i].from);
+      fprintf(out, "  %-18s %12.3f ms  %s, %s\n", "", waits[i].stall_s * 1e3, steps,
+              sfc_wait_why_text(&waits[i], why, sizeof why));
+    }
     sfc_behind_t behind[SHOWN_BEHIND];
     double total;
     uint32_t early, nb = sfc_behind_bound(ir, behind, SHOWN_BEHIND, &total, &early);

@@ -56,6 +56,18 @@ typedef struct sfc_behind {
 uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, double *total,
                           uint32_t *early);
 
+/* Where the time bound itself waits (docs/algorithms.md "The time bound"): the pieces of
+ * its chain with the longest least stalls (ir->bound_waits), at most max of them, the
+ * longest first (then the earlier piece). Returns how many (0 when the printed bound is
+ * not the chain's, or it waits nowhere). */
+uint32_t sfc_bound_waits_top(const sfc_ir_t *ir, sfc_bound_wait_t *out, uint32_t max);
+
+/* A wait's reason as a JSON word ("in", "in_forced", "out", "out_forced", "both",
+ * "both_forced", "whole_tensor"), and as the words of the summary's line, with its
+ * bytes (buf: at least 96 bytes). */
+const char *sfc_wait_why_name(uint8_t why);
+const char *sfc_wait_why_text(const sfc_bound_wait_t *w, char *buf, size_t buf_bytes);
+
 /* The summary `sfc compile` prints (see docs/cli.md). plan_path/plan_bytes may be
  * NULL/0 when no plan was written; plan_path is printed as given (the CLI passes it
  * escaped: sfc_cli_path_shown). */

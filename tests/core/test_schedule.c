@@ -526,6 +526,21 @@ static void test_time_bound(void) {
   cfg.device.duplex_factor = 1;
   CHECK_OK(compile(&ir, g, &cfg, &err), err);
   CHECK_NEAR(ir.time_bound_s, 340e-6, 1e-12);
+  /* where it waits (sfc compile's "bound waits"): [0, 1), [1, 2) and [2, end) (steps 2 and
+   * 3, whose piece is as long as [2, 3) then [3, end)) 100 us each beside no compute, for
+   * A's 1000 B out, then A's (and B's, as long: the first term names it) and B's 1000 B
+   * in */
+  static const uint8_t why[3] = {SFC_WAIT_OUT_FORCED, SFC_WAIT_IN_FORCED, SFC_WAIT_IN_FORCED};
+  static const uint32_t to[3] = {1, 2, 4};
+  CHECK_EQ_U64(ir.n_bound_waits, 3);
+  for (uint32_t i = 0; i < ir.n_bound_waits && i < 3; i++) {
+    const sfc_bound_wait_t *w = &ir.bound_waits[i];
+    CHECK(w->from == i && w->to == to[i]);
+    CHECK_NEAR(w->compute_s, 10e-6 * (to[i] - i), 1e-12);
+    CHECK_NEAR(w->stall_s, 100e-6, 1e-12);
+    CHECK_NEAR(w->bytes, 1000, 0);
+    CHECK_EQ_U64(w->why, why[i]);
+  }
   sfc_ir_deinit(&ir);
   sfc_graph_destroy(g);
 }
@@ -672,7 +687,7 @@ static uint32_t check_step_bounds(const sfc_ir_t *ir) {
  * plan fits (or says it cannot), verifies with its budget, and replays on sim with a
  * prediction at or above the time bound, every step at or after its least start. */
 static void test_random_budgets(void) {
-  uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0, early = 0;
+  uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0, early = 0, waits = 0;
   int n_rounds = getenv("SFC_TEST_ROUNDS") ? atoi(getenv("SFC_TEST_ROUNDS")) : 200;
   for (int round = 0; round < n_rounds; round++) {
     sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rnd(60), "test");
@@ -707,6 +722,16 @@ static void test_random_budgets(void) {
       early += check_step_bounds(&ir);
     }
     CHECK(ir.time_bound_s >= ir.compute_s);
+    double waited = 0; /* the chain's waits, when it is the bound: bound - compute */
+    for (uint32_t i = 0; i < ir.n_bound_waits; i++) {
+      const sfc_bound_wait_t *w = &ir.bound_waits[i];
+      CHECK(w->from < w->to && w->to <= ir.n_steps && w->stall_s > 0 && w->why < SFC_WAIT_COUNT);
+      CHECK(i == 0 || ir.bound_waits[i - 1].to <= w->from);
+      waited += w->stall_s;
+    }
+    if (ir.n_bound_waits)
+      CHECK(fabs(waited - (ir.time_bound_s - ir.compute_s)) <= 1e-9 * ir.time_bound_s);
+    waits += ir.n_bound_waits > 0;
     CHECK(ir.schedule_rounds >= 1 && ir.schedule_rounds <= 9); /* 8, + 1 back to the best */
     plans++;
     swaps += ir.n_swaps;
@@ -717,9 +742,10 @@ static void test_random_budgets(void) {
   }
   fprintf(stderr,
           "  %u plans, %u swaps, %u below the floor, %u rescheduled (%u without the early "
-          "swap-ins), %u steps before their least start\n",
-          plans, swaps, infeasible, rounds, no_prefetch, early);
+          "swap-ins), %u steps before their least start, %u with the bound's waits summed\n",
+          plans, swaps, infeasible, rounds, no_prefetch, early, waits);
   CHECK_EQ_U64(early, 0);
+  CHECK(waits > 20); /* the sums above were checked on some (37 of the seeded 200) */
   CHECK(swaps > 100);
   CHECK(infeasible < plans);
   CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */

@@ -133,7 +133,6 @@ static int parse(int argc, char **argv, args_t *a) {
 #define JSON_BEHIND 5 /* steps "behind_bound" names */
 #define JSON_WAITS  5 /* pieces "bound_waits" names */
 
-/* The summary as JSON: the same numbers as the text summary, for scripts. */
 /* A new object appended to list, or NULL (out of memory: nothing appended). */
 static cJSON *json_item(cJSON *list) {
   cJSON *e = cJSON_CreateObject();
@@ -144,6 +143,7 @@ static cJSON *json_item(cJSON *list) {
   return e;
 }
 
+/* The summary as JSON: the same numbers as the text summary, for scripts. */
 static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uint64_t plan_bytes) {
   const sfc_graph_t *g = ir->graph;
   const sfc_config_t *cfg = ir->config;

@@ -17,6 +17,30 @@ static void line_bytes(FILE *out, const char *label, uint64_t bytes) {
           bytes);
 }
 
+/* Keeps out[0 .. *k) the longest first (by key; on ties the one put there first stays
+ * ahead), at most max of them: where an item of length v goes, after moving the shorter
+ * ones one place down (the last falls off when *k is max), *k grown to count it; max when
+ * it is not among the longest (nothing moved). */
+static uint32_t top_place(void *out, size_t size, uint32_t *k, uint32_t max, double v,
+                          double (*key)(const void *)) {
+  char *o = out;
+  uint32_t at = *k;
+  while (at > 0 && key(o + (size_t)(at - 1) * size) < v)
+    at--;
+  if (at >= max)
+    return max;
+  uint32_t last = *k < max ? (*k)++ : max - 1; /* the place the last one moves to */
+  memmove(o + (size_t)(at + 1) * size, o + (size_t)at * size, (size_t)(last - at) * size);
+  return at;
+}
+
+static double behind_key(const void *p) {
+  return ((const sfc_behind_t *)p)->seconds;
+}
+static double wait_key(const void *p) {
+  return ((const sfc_bound_wait_t *)p)->stall_s;
+}
+
 uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, double *total,
                           uint32_t *early) {
   uint32_t n = ir->n_steps, k = 0;
@@ -38,12 +62,7 @@ uint32_t sfc_behind_bound(const sfc_ir_t *ir, sfc_behind_t *out, uint32_t max, d
     double grew = kept[s] - (s > 0 ? kept[s - 1] : 0);
     if (!(grew > 1e-9)) /* a nanosecond: the two sums' rounding, not a wait */
       continue;
-    uint32_t at = k < max ? k++ : max;
-    while (at > 0 && out[at - 1].seconds < grew) {
-      if (at < max)
-        out[at] = out[at - 1];
-      at--;
-    }
+    uint32_t at = top_place(out, sizeof *out, &k, max, grew, behind_key);
     if (at < max)
       out[at] = (sfc_behind_t){s, grew};
   }
@@ -55,12 +74,7 @@ uint32_t sfc_bound_waits_top(const sfc_ir_t *ir, sfc_bound_wait_t *out, uint32_t
   uint32_t k = 0;
   for (uint32_t i = 0; ir->bound_waits && i < ir->n_bound_waits; i++) {
     const sfc_bound_wait_t *w = &ir->bound_waits[i]; /* in step order: earlier first on ties */
-    uint32_t at = k < max ? k++ : max;
-    while (at > 0 && out[at - 1].stall_s < w->stall_s) {
-      if (at < max)
-        out[at] = out[at - 1];
-      at--;
-    }
+    uint32_t at = top_place(out, sizeof *out, &k, max, w->stall_s, wait_key);
     if (at < max)
       out[at] = *w;
   }

@@ -677,10 +677,36 @@ static uint32_t check_step_bounds(const sfc_ir_t *ir) {
     CHECK(i == 0 || all[i - 1].seconds >= all[i].seconds);
   }
   CHECK(fabs(total - (ir->predicted_iteration_s - ir->time_bound_s)) <= 1e-12);
+  sfc_behind_t top[3]; /* the summary's few: the first of the whole list */
+  double total3;
+  uint32_t said3, m3 = sfc_behind_bound(ir, top, 3, &total3, &said3);
+  CHECK_EQ_U64(m3, m < 3 ? m : 3);
+  for (uint32_t i = 0; i < m3 && i < m; i++)
+    CHECK(top[i].step == all[i].step && top[i].seconds == all[i].seconds);
   if (early == 0) /* kept lags never fall below 0: the growths are the whole lag */
     CHECK(fabs(sum - total) <= 1e-9 * (n + 1) + 1e-9 * fabs(total));
   free(all);
   return early;
+}
+
+/* sfc_bound_waits_top names the longest of the bound's waits, longest first, the earlier
+ * piece first on ties: each place holds the longest not named before it. */
+static void check_waits_top(const sfc_ir_t *ir) {
+  sfc_bound_wait_t top[3];
+  uint32_t n = ir->n_bound_waits, m = sfc_bound_waits_top(ir, top, 3);
+  CHECK_EQ_U64(m, n < 3 ? n : 3);
+  uint8_t *named = calloc((size_t)n + 1, 1);
+  CHECK(named != NULL);
+  for (uint32_t r = 0; named && r < m; r++) {
+    uint32_t best = n;
+    for (uint32_t i = 0; i < n; i++)
+      if (!named[i] && (best == n || ir->bound_waits[i].stall_s > ir->bound_waits[best].stall_s))
+        best = i;
+    named[best] = 1;
+    CHECK(top[r].from == ir->bound_waits[best].from &&
+          top[r].stall_s == ir->bound_waits[best].stall_s);
+  }
+  free(named);
 }
 
 /* Random graphs at budgets between their floor and their in-core lower bound: each
@@ -731,6 +757,7 @@ static void test_random_budgets(void) {
     }
     if (ir.n_bound_waits)
       CHECK(fabs(waited - (ir.time_bound_s - ir.compute_s)) <= 1e-9 * ir.time_bound_s);
+    check_waits_top(&ir);
     waits += ir.n_bound_waits > 0;
     CHECK(ir.schedule_rounds >= 1 && ir.schedule_rounds <= 9); /* 8, + 1 back to the best */
     plans++;

@@ -3,7 +3,7 @@
  * Both load the plan through the runtime's reader, which validates the file on its
  * own (structure, CRCs, references, overlaps); verify then runs the compiler's
  * independent verifier (pass_verify.c) and the budget check on top. inspect --svg draws
- * the device arena with svg.c. */
+ * the device arena with svg.c; --csv writes it as a packing instance (pack_csv.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "pack.h"
+#include "pack_csv.h"
 #include "sfc/plan_reader.h"
 #include "svg.h"
 #include "timeline.h"
@@ -24,7 +25,7 @@
 
 static const char inspect_help[] =
     "usage: sfc inspect PLAN [--json] [--blocks] [--steps] [--svg OUT.svg]\n"
-    "                        [--timeline OUT.svg]\n"
+    "                        [--timeline OUT.svg] [--csv OUT.csv]\n"
     "\n"
     "Shows what a plan holds: header, source graph, arena sizes, section counts;\n"
     "--blocks lists every device block (tensor, offset, bytes, live steps), --steps\n"
@@ -37,13 +38,17 @@ static const char inspect_help[] =
     "the lower bound and the arena size as lines. --timeline OUT.svg writes the plan\n"
     "over its steps: device bytes per step stacked by tensor kind with the budget\n"
     "line, the steps where compute waits for copies (one iteration replayed on the\n"
-    "sim device) and the bytes swapped out and in before each step.\n"
+    "sim device) and the bytes swapped out and in before each step. --csv OUT.csv\n"
+    "writes the device arena as a packing instance for 'sfc pack' (minimalloc CSV:\n"
+    "id = block index, lower = first step, upper = last step + 1, size, and the\n"
+    "plan's offset; blocks of 0 bytes left out), to try packers on a real plan.\n"
     "\n"
     "example:\n"
     "  sfc inspect cnn.plan --blocks\n"
     "  sfc inspect cnn.plan --json | python3 -m json.tool\n"
     "  sfc inspect cnn.plan --svg cnn.svg\n"
-    "  sfc inspect cnn.plan --timeline cnn-time.svg\n";
+    "  sfc inspect cnn.plan --timeline cnn-time.svg\n"
+    "  sfc inspect cnn.plan --csv cnn.csv && sfc pack cnn.csv\n";
 
 static const char *block_flags(uint32_t f, char *buf, size_t cap) {
   snprintf(buf, cap, "%s%s%s", f & SFC_BLOCK_PERSISTENT ? "persistent " : "",
@@ -190,7 +195,15 @@ static cJSON *to_json(const sfc_plan_view_t *v) {
   return root;
 }
 
-/* The device blocks as a packing (steps [first, last + 1)), drawn by svg.c. */
+/* A device block as a packed buffer: steps [first, last + 1), its offset. */
+static sfc_pack_block_t packed(const sfc_plan_block_t *x) {
+  return (sfc_pack_block_t){.size = x->bytes,
+                            .start = x->first_step,
+                            .end = (int64_t)x->last_step + 1,
+                            .offset = x->offset};
+}
+
+/* The device blocks as a packing, drawn by svg.c. */
 static sfc_status_t write_svg(const char *out, const char *path, const sfc_plan_view_t *v,
                               sfc_error_t *err) {
   uint32_t n = v->block_count;
@@ -202,12 +215,8 @@ static sfc_status_t write_svg(const char *out, const char *path, const sfc_plan_
     return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory drawing %s", path);
   }
   for (uint32_t i = 0; i < n; i++) {
-    const sfc_plan_block_t *x = &v->blocks[i];
-    b[i] = (sfc_pack_block_t){.size = x->bytes,
-                              .start = x->first_step,
-                              .end = (int64_t)x->last_step + 1,
-                              .offset = x->offset};
-    names[i] = sfc_plan_string(v, v->tensors[x->tensor].name);
+    b[i] = packed(&v->blocks[i]);
+    names[i] = sfc_plan_string(v, v->tensors[v->blocks[i].tensor].name);
   }
   char title[512];
   snprintf(title, sizeof title, "%s: %s, arena %" PRIu64 " B", path,
@@ -223,8 +232,38 @@ static sfc_status_t write_svg(const char *out, const char *path, const sfc_plan_
   return st;
 }
 
+/* The device blocks with bytes as a minimalloc CSV instance, the plan's offsets its
+ * solution (sfc pack reads it; an id is the block's index in the plan). */
+static sfc_status_t write_csv(const char *out, const char *path, const sfc_plan_view_t *v,
+                              sfc_error_t *err) {
+  uint32_t n = v->block_count;
+  sfc_pack_csv_t csv = {.blocks = calloc(n ? n : 1, sizeof *csv.blocks),
+                        .ids = calloc(n ? n : 1, sizeof *csv.ids),
+                        .id_text = malloc((size_t)(n ? n : 1) * 11)};
+  if (!csv.blocks || !csv.ids || !csv.id_text) {
+    sfc_pack_csv_free(&csv);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory writing %s as CSV", path);
+  }
+  char *id = csv.id_text;
+  for (uint32_t i = 0; i < n; i++) {
+    if (v->blocks[i].bytes == 0)
+      continue;
+    csv.ids[csv.count] = id;
+    id += snprintf(id, 11, "%" PRIu32, i) + 1;
+    csv.blocks[csv.count++] = packed(&v->blocks[i]);
+  }
+  sfc_outfile_t o;
+  sfc_status_t st = sfc_outfile_begin(&o, out, err);
+  if (st == SFC_OK) {
+    sfc_pack_csv_write(o.f, &csv, true);
+    st = sfc_outfile_commit(&o, err);
+  }
+  sfc_pack_csv_free(&csv);
+  return st;
+}
+
 static int run_inspect(int argc, char **argv) {
-  const char *path = NULL, *svg = NULL, *timeline = NULL, *value;
+  const char *path = NULL, *svg = NULL, *timeline = NULL, *csv = NULL, *value;
   bool json = false, blocks = false, steps = false;
   for (int i = 1; i < argc; i++) {
     if (sfc_cli_is_help(argv[i]))
@@ -237,6 +276,10 @@ static int run_inspect(int argc, char **argv) {
       if (!value)
         return sfc_cli_usage("inspect", "option '--timeline' needs a value");
       timeline = value;
+    } else if (sfc_cli_option(argc, argv, &i, "--csv", NULL, &value)) {
+      if (!value)
+        return sfc_cli_usage("inspect", "option '--csv' needs a value");
+      csv = value;
     } else if (strcmp(argv[i], "--json") == 0)
       json = true;
     else if (strcmp(argv[i], "--blocks") == 0)
@@ -253,11 +296,16 @@ static int run_inspect(int argc, char **argv) {
   if (!path)
     return sfc_cli_usage("inspect", "no plan given");
   sfc_error_t err = {0};
-  /* the picture: never the plan, and writable, before anything is printed */
-  if ((svg && sfc_outfile_check(svg, &path, 1, &err) != SFC_OK) ||
-      (timeline && sfc_outfile_check(timeline, &path, 1, &err) != SFC_OK) ||
-      (svg && timeline && sfc_outfile_check_distinct(svg, timeline, &err) != SFC_OK))
-    return sfc_cli_fail(&err);
+  /* the files written: never the plan, not each other, and writable, before anything
+   * is printed */
+  const char *outs[] = {svg, timeline, csv};
+  for (int a = 0; a < 3; a++) {
+    if (outs[a] && sfc_outfile_check(outs[a], &path, 1, &err) != SFC_OK)
+      return sfc_cli_fail(&err);
+    for (int b = 0; b < a; b++)
+      if (outs[a] && outs[b] && sfc_outfile_check_distinct(outs[b], outs[a], &err) != SFC_OK)
+        return sfc_cli_fail(&err);
+  }
   sfcrt_plan_t *plan;
   if (sfcrt_plan_load_file(path, NULL, &plan, &err) != SFC_OK)
     return sfc_cli_fail(&err);
@@ -288,6 +336,8 @@ static int run_inspect(int argc, char **argv) {
     if (sfc_timeline_write_file(timeline, plan, title, &err) != SFC_OK)
       rc = sfc_cli_fail(&err);
   }
+  if (csv && rc == SFC_EXIT_OK && write_csv(csv, path, v, &err) != SFC_OK)
+    rc = sfc_cli_fail(&err);
   sfcrt_plan_destroy(plan);
   return rc;
 }

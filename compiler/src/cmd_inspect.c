@@ -252,12 +252,7 @@ static sfc_status_t write_csv(const char *out, const char *path, const sfc_plan_
     id += snprintf(id, 11, "%" PRIu32, i) + 1;
     csv.blocks[csv.count++] = packed(&v->blocks[i]);
   }
-  sfc_outfile_t o;
-  sfc_status_t st = sfc_outfile_begin(&o, out, err);
-  if (st == SFC_OK) {
-    sfc_pack_csv_write(o.f, &csv, true);
-    st = sfc_outfile_commit(&o, err);
-  }
+  sfc_status_t st = sfc_pack_csv_write_file(out, &csv, err);
   sfc_pack_csv_free(&csv);
   return st;
 }

@@ -185,16 +185,8 @@ static int run_pack(int argc, char **argv) {
             "machine may pack it differently\n",
             input, algorithm);
 
-  if (output) {
-    sfc_outfile_t o;
-    sfc_status_t ws = sfc_outfile_begin(&o, output, &err);
-    if (ws == SFC_OK) {
-      sfc_pack_csv_write(o.f, &csv, true);
-      ws = sfc_outfile_commit(&o, &err);
-    }
-    if (ws != SFC_OK)
-      rc = sfc_cli_fail(&err);
-  }
+  if (output && sfc_pack_csv_write_file(output, &csv, &err) != SFC_OK)
+    rc = sfc_cli_fail(&err);
   if (svg && rc != SFC_EXIT_INTERNAL && rc != SFC_EXIT_BAD_INPUT) {
     char title[512];
     snprintf(title, sizeof title, "%s: %s, peak %" PRIu64 ", %.4f x lower bound", input,

@@ -7,6 +7,7 @@
  * O(n log n).
  */
 #include "pack_csv.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -343,6 +344,14 @@ void sfc_pack_csv_write(FILE *out, const sfc_pack_csv_t *csv, bool with_offsets)
       fprintf(out, ",%" PRIu64, b->offset);
     fputc('\n', out);
   }
+}
+
+sfc_status_t sfc_pack_csv_write_file(const char *path, const sfc_pack_csv_t *csv,
+                                     sfc_error_t *err) {
+  sfc_outfile_t o;
+  SFC_TRY(sfc_outfile_begin(&o, path, err));
+  sfc_pack_csv_write(o.f, csv, true);
+  return sfc_outfile_commit(&o, err);
 }
 
 void sfc_pack_csv_free(sfc_pack_csv_t *csv) {

@@ -47,6 +47,9 @@ sfc_status_t sfc_pack_csv_read_file(const char *path, sfc_pack_csv_t *out, sfc_e
 /* Writes the header and one row per block, with the offset column when asked. */
 void sfc_pack_csv_write(FILE *out, const sfc_pack_csv_t *csv, bool with_offsets);
 
+/* The same, with the offsets, to a file by the safe output rules (outfile.h). */
+sfc_status_t sfc_pack_csv_write_file(const char *path, const sfc_pack_csv_t *csv, sfc_error_t *err);
+
 void sfc_pack_csv_free(sfc_pack_csv_t *csv);
 
 #endif /* SFC_PACK_CSV_H */

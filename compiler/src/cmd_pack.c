@@ -22,7 +22,7 @@
 static const char help[] =
     "usage: sfc pack BLOCKS.csv [--algorithm NAME] [--capacity SIZE] [--alignment N]\n"
     "                           [--time-limit DUR] [--wall-clock] [--mip-max-blocks N]\n"
-    "                           [-o OUT.csv] [--svg OUT.svg] [-v] [--list]\n"
+    "                           [--page SIZE] [-o OUT.csv] [--svg OUT.svg] [-v] [--list]\n"
     "\n"
     "Packs one dynamic storage allocation instance: every buffer gets an offset so\n"
     "that buffers live at the same time never share a byte, minimising the peak.\n"
@@ -44,6 +44,10 @@ static const char help[] =
     "      --wall-clock         measure --time-limit on the wall clock instead (the\n"
     "                           result then depends on this machine's speed and load)\n"
     "      --mip-max-blocks N   auto tries the MIP on parts up to N buffers (default 30)\n"
+    "      --page SIZE          also print the page peak: the most bytes of whole pages\n"
+    "                           of SIZE (e.g. 2MiB) that buffers live at one time touch,\n"
+    "                           i.e. what a paged arena (pages mapped while in use)\n"
+    "                           would hold for this packing\n"
     "  -o, --output OUT.csv     write id,lower,upper,size,offset\n"
     "      --svg OUT.svg        write a picture: time on x, offset on y\n"
     "  -v, --verbose            progress on stderr\n"
@@ -71,7 +75,7 @@ static int print_list(void) {
 
 static int run_pack(int argc, char **argv) {
   const char *input = NULL, *algorithm = "auto", *capacity_s = NULL, *alignment_s = NULL,
-             *limit_s = NULL, *mip_s = NULL, *output = NULL, *svg = NULL, *v;
+             *limit_s = NULL, *mip_s = NULL, *page_s = NULL, *output = NULL, *svg = NULL, *v;
   int verbose = 0;
   bool wall_clock = false;
   for (int i = 1; i < argc; i++) {
@@ -99,6 +103,8 @@ static int run_pack(int argc, char **argv) {
       output = v;
     else if (sfc_cli_option(argc, argv, &i, "--svg", NULL, &v))
       svg = v;
+    else if (sfc_cli_option(argc, argv, &i, "--page", NULL, &v))
+      page_s = v;
     else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       verbose++;
       continue;
@@ -129,6 +135,11 @@ static int run_pack(int argc, char **argv) {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0)
       return sfc_cli_usage("pack", "--alignment: %" PRIu64 " is not a power of two", alignment);
   }
+  uint64_t page = 0;
+  if (page_s && !sfc_parse_size(page_s, &page, why, sizeof why))
+    return sfc_cli_usage("pack", "--page: %s", why);
+  if (page_s && page == 0)
+    return sfc_cli_usage("pack", "--page: must be at least 1 byte");
   sfc_pack_options_t opt = {
       .time_limit_s = 10.0, .mip_max_blocks = 30, .verbose = verbose, .wall_clock = wall_clock};
   if (limit_s && !sfc_parse_time_limit(limit_s, &opt.time_limit_s, why, sizeof why))
@@ -169,6 +180,17 @@ static int run_pack(int argc, char **argv) {
   printf("  peak/lower    %.4f\n",
          res.lower_bound ? (double)res.peak / (double)res.lower_bound : 1.0);
   printf("  optimal       %s\n", res.optimal ? "yes (proven)" : "not proven");
+  uint64_t page_peak = 0;
+  if (page && sfc_pack_page_peak(&problem, page, &page_peak, &err) != SFC_OK) {
+    sfc_pack_csv_free(&csv);
+    return sfc_cli_fail(&err);
+  }
+  if (page) {
+    char c[32];
+    printf("  page peak     %" PRIu64 " (%s in pages of %s; %.4f x lower bound)\n", page_peak,
+           sfc_format_size(page_peak, a, sizeof a), sfc_format_size(page, c, sizeof c),
+           res.lower_bound ? (double)page_peak / (double)res.lower_bound : 1.0);
+  }
   if (capacity)
     printf("  capacity      %" PRIu64 " (%s)\n", capacity,
            res.peak <= capacity ? "fits" : "exceeded");

@@ -139,6 +139,73 @@ static void test_random_instances(void) {
   }
 }
 
+/* sfc_pack_page_peak: the leading-gap packing (A 100 B at 0 over [0,2), B 80 at 100 over
+ * [1,3), C 60 at 0 over [2,4)) by hand. Pages of 64: A touches 0-1, B 1-2, C 0; at time 1
+ * pages 0, 1, 2 -> 192. Pages of 100: A 0, B 1, C 0 -> 200. Pages of 1: the live bytes, 180.
+ * One page larger than everything: 1000. Then a free and an allocation at the same time on
+ * two pages count one page (frees first), page 0 is refused, and no blocks give 0. */
+static void test_page_peak(void) {
+  sfc_pack_block_t b[3] = {{.size = 100, .start = 0, .end = 2, .offset = 0},
+                           {.size = 80, .start = 1, .end = 3, .offset = 100},
+                           {.size = 60, .start = 2, .end = 4, .offset = 0}};
+  sfc_pack_problem_t p = {.blocks = b, .count = 3, .alignment = 1};
+  sfc_error_t err = {0};
+  uint64_t peak = 0;
+  const uint64_t page[4] = {64, 100, 1, 1000}, want[4] = {192, 200, 180, 1000};
+  for (int i = 0; i < 4; i++) {
+    CHECK_OK(sfc_pack_page_peak(&p, page[i], &peak, &err), err);
+    CHECK_EQ_U64(peak, want[i]);
+  }
+  sfc_pack_block_t h[2] = {{.size = 10, .start = 0, .end = 1, .offset = 0},
+                           {.size = 10, .start = 1, .end = 2, .offset = 10}};
+  sfc_pack_problem_t q = {.blocks = h, .count = 2, .alignment = 1};
+  CHECK_OK(sfc_pack_page_peak(&q, 10, &peak, &err), err);
+  CHECK_EQ_U64(peak, 10);
+  CHECK(sfc_pack_page_peak(&q, 0, &peak, &err) == SFC_ERR_INVALID_ARGUMENT);
+  q.count = 0;
+  CHECK_OK(sfc_pack_page_peak(&q, 4096, &peak, &err), err);
+  CHECK_EQ_U64(peak, 0);
+}
+
+/* sfc_pack_page_peak against brute force on random packings: at every time, the pages the
+ * live blocks touch, counted one by one. */
+static void test_page_peak_random(void) {
+  enum { N = 40, T = 30 };
+  static sfc_pack_block_t b[N];
+  static unsigned char touched[T][128];
+  for (int round = 0; round < 200; round++) {
+    for (int i = 0; i < N; i++) {
+      int64_t s = (int64_t)(test_rand_next(&rng) % (T - 1));
+      b[i] = (sfc_pack_block_t){.size = 1 + test_rand_next(&rng) % 300,
+                                .start = s,
+                                .end = s + 1 +
+                                       (int64_t)(test_rand_next(&rng) % (uint64_t)(T - s - 1))};
+    }
+    sfc_pack_result_t r;
+    run(b, N, 1, &r);
+    CHECK(r.peak <= N * 300); /* at most 12000 bytes: page indices below 750 < 128 * 8 */
+    uint64_t page = 16 + test_rand_next(&rng) % 512, want = 0;
+    memset(touched, 0, sizeof touched);
+    for (int t = 0; t < T; t++) {
+      uint64_t pages = 0;
+      for (int i = 0; i < N; i++)
+        if (b[i].start <= t && t < b[i].end)
+          for (uint64_t q = b[i].offset / page; q <= (b[i].offset + b[i].size - 1) / page; q++)
+            if (!(touched[t][q / 8] & (1u << (q % 8)))) {
+              touched[t][q / 8] |= (unsigned char)(1u << (q % 8));
+              pages++;
+            }
+      if (pages * page > want)
+        want = pages * page;
+    }
+    sfc_pack_problem_t p = {.blocks = b, .count = N, .alignment = 1};
+    sfc_error_t err = {0};
+    uint64_t got = 0;
+    CHECK_OK(sfc_pack_page_peak(&p, page, &got, &err), err);
+    CHECK_EQ_U64(got, want);
+  }
+}
+
 /* Pre-placed blocks (TFLite Micro's offline offsets) stay where they were given and
  * the others go around them, whatever packer is asked for. A 100-byte block fixed
  * at 64 over [0,4): B(64,[0,2)) fits below it at 0; C(50,[1,3)) meets both, so it
@@ -184,5 +251,7 @@ int main(void) {
   RUN(test_checker_catches_overlap);
   RUN(test_checker_many_reuses);
   RUN(test_random_instances);
+  RUN(test_page_peak);
+  RUN(test_page_peak_random);
   return check_summary();
 }

@@ -139,6 +139,101 @@ uint64_t sfc_pack_lower_bound(const sfc_pack_problem_t *p) {
   return peak - pad; /* peak >= the largest aligned size >= pad */
 }
 
+static int cmp_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+/* The covered length of a segment tree over elementary intervals [x[i], x[i + 1]):
+ * node v covers [lo, hi); cover[v] counts the ranges that cover it whole, len[v] is the
+ * length of its covered part (the classic union-of-intervals tree). */
+typedef struct page_tree {
+  const uint64_t *x;
+  uint32_t *cover;
+  uint64_t *len;
+} page_tree_t;
+
+static void page_tree_add(page_tree_t *t, size_t v, size_t lo, size_t hi, size_t a, size_t b,
+                          int d) {
+  if (b <= lo || hi <= a)
+    return;
+  if (a <= lo && hi <= b) {
+    if (d > 0)
+      t->cover[v]++;
+    else
+      t->cover[v]--; /* a removal follows its own addition */
+  } else {
+    size_t mid = lo + (hi - lo) / 2;
+    page_tree_add(t, 2 * v, lo, mid, a, b, d);
+    page_tree_add(t, 2 * v + 1, mid, hi, a, b, d);
+  }
+  if (t->cover[v])
+    t->len[v] = t->x[hi] - t->x[lo];
+  else if (hi - lo == 1)
+    t->len[v] = 0;
+  else
+    t->len[v] = t->len[2 * v] + t->len[2 * v + 1];
+}
+
+/* The index of value y in the sorted distinct x[0 .. m). */
+static size_t page_rank(const uint64_t *x, size_t m, uint64_t y) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x[mid] < y)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+sfc_status_t sfc_pack_page_peak(const sfc_pack_problem_t *p, uint64_t page, uint64_t *out,
+                                sfc_error_t *err) {
+  *out = 0;
+  if (page == 0)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "page size 0");
+  if (p->count == 0)
+    return SFC_OK;
+  if (p->count > SIZE_MAX / 8 / sizeof(uint64_t))
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "too many blocks (%zu)", p->count);
+  size_t n = p->count, m = 0;
+  uint64_t *x = malloc(2 * n * sizeof *x);
+  sfc_pack_event_t *ev = sfc_pack_events_sorted(p);
+  page_tree_t t = {x, calloc(8 * n, sizeof *t.cover), calloc(8 * n, sizeof *t.len)};
+  if (!x || !ev || !t.cover || !t.len) {
+    free(x), free(ev), free(t.cover), free(t.len);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory for %zu blocks' pages", n);
+  }
+  for (size_t i = 0; i < n; i++) { /* page ranges [first, last + 1) */
+    const sfc_pack_block_t *b = &p->blocks[i];
+    if (b->offset > UINT64_MAX - b->size) {
+      free(x), free(ev), free(t.cover), free(t.len);
+      return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "block %zu: offset + size overflows", i);
+    }
+    x[2 * i] = b->offset / page;
+    x[2 * i + 1] = (b->offset + (b->size ? b->size - 1 : 0)) / page + 1;
+  }
+  qsort(x, 2 * n, sizeof *x, cmp_u64);
+  for (size_t i = 0; i < 2 * n; i++)
+    if (m == 0 || x[m - 1] != x[i])
+      x[m++] = x[i];
+  uint64_t most = 0; /* pages */
+  for (size_t i = 0; i < 2 * n; i++) {
+    const sfc_pack_block_t *b = &p->blocks[ev[i].block];
+    if (b->size == 0)
+      continue;
+    size_t lo = page_rank(x, m, b->offset / page);
+    size_t hi = page_rank(x, m, (b->offset + b->size - 1) / page + 1);
+    page_tree_add(&t, 1, 0, m - 1, lo, hi, ev[i].kind == 1 ? 1 : -1);
+    if (ev[i].kind == 1 && t.len[1] > most)
+      most = t.len[1];
+  }
+  free(x), free(ev), free(t.cover), free(t.len);
+  *out = most > UINT64_MAX / page ? UINT64_MAX : most * page;
+  return SFC_OK;
+}
+
 sfc_status_t sfc_pack_check(const sfc_pack_problem_t *p, uint64_t *out_peak, uint32_t out_pair[2],
                             sfc_error_t *err) {
   uint64_t a = p->alignment ? p->alignment : 1, peak = 0;

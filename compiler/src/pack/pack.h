@@ -125,6 +125,16 @@ sfc_pack_event_t *sfc_pack_events_sorted(const sfc_pack_problem_t *problem);
 size_t sfc_pack_times_distinct(const sfc_pack_problem_t *problem, int64_t *times);
 uint32_t sfc_pack_time_rank(const int64_t *times, size_t n, int64_t t);
 
+/* The physical memory a paged arena needs for a packing: the most bytes of whole pages
+ * of `page` bytes that blocks live at one time touch (a block touches the pages
+ * offset / page .. (offset + size - 1) / page; frees before allocations at equal times).
+ * With page 1 it is the most live bytes of an overlap-free packing. SFC_ERR_INVALID_ARGUMENT
+ * when page is 0, SFC_ERR_OUT_OF_MEMORY; *out is 0 for no blocks. O(n log n): a sweep
+ * over time with a segment tree of the pages covered (the union of the live blocks' page
+ * ranges, over the ranges' endpoints). */
+sfc_status_t sfc_pack_page_peak(const sfc_pack_problem_t *problem, uint64_t page, uint64_t *out,
+                                sfc_error_t *err);
+
 /* Independent check of a packing: alignment, no overlap in time and bytes, peak.
  * Returns SFC_ERR_VERIFY naming the two blocks that collide (also stored in
  * out_pair when it is not NULL; UINT32_MAX when the failure is not a pair).

@@ -180,13 +180,13 @@ static int run_pack(int argc, char **argv) {
   printf("  peak/lower    %.4f\n",
          res.lower_bound ? (double)res.peak / (double)res.lower_bound : 1.0);
   printf("  optimal       %s\n", res.optimal ? "yes (proven)" : "not proven");
-  uint64_t page_peak = 0;
-  if (page && sfc_pack_page_peak(&problem, page, &page_peak, &err) != SFC_OK) {
-    sfc_pack_csv_free(&csv);
-    return sfc_cli_fail(&err);
-  }
   if (page) {
+    uint64_t page_peak = 0;
     char c[32];
+    if (sfc_pack_page_peak(&problem, page, &page_peak, &err) != SFC_OK) {
+      sfc_pack_csv_free(&csv);
+      return sfc_cli_fail(&err);
+    }
     printf("  page peak     %" PRIu64 " (%s in pages of %s; %.4f x lower bound)\n", page_peak,
            sfc_format_size(page_peak, a, sizeof a), sfc_format_size(page, c, sizeof c),
            res.lower_bound ? (double)page_peak / (double)res.lower_bound : 1.0);

@@ -129,7 +129,8 @@ uint32_t sfc_pack_time_rank(const int64_t *times, size_t n, int64_t t);
  * of `page` bytes that blocks live at one time touch (a block touches the pages
  * offset / page .. (offset + size - 1) / page; frees before allocations at equal times).
  * With page 1 it is the most live bytes of an overlap-free packing. SFC_ERR_INVALID_ARGUMENT
- * when page is 0, SFC_ERR_OUT_OF_MEMORY; *out is 0 for no blocks. O(n log n): a sweep
+ * when page is 0 or a block's offset + size overflows, SFC_ERR_OUT_OF_MEMORY; *out is 0
+ * for no blocks. O(n log n): a sweep
  * over time with a segment tree of the pages covered (the union of the live blocks' page
  * ranges, over the ranges' endpoints). */
 sfc_status_t sfc_pack_page_peak(const sfc_pack_problem_t *problem, uint64_t page, uint64_t *out,

@@ -19,12 +19,14 @@
 
 static const char run_help[] =
     "usage: sfc run PLAN [-d|--device host|sim|cuda] [--integrity] [-n|--iterations N] [--va]\n"
-    "                    [-v|--verbose]\n"
+    "                    [--paged] [-v|--verbose]\n"
     "\n"
     "Replays PLAN for N iterations (default 2, at most 1000000) through the runtime's\n"
     "pull loop on a device: host (default: real bytes in a host arena, copy queues as\n"
     "threads), sim (virtual clocks) or cuda (when built with CUDA; --va selects\n"
-    "virtual-addressing mode). --integrity (host only) fills every tensor with a\n"
+    "virtual-addressing mode, --paged the paged arena: the arena's addresses, with\n"
+    "physical memory mapped page by page while live blocks touch it; 'arena' then\n"
+    "reports the physical chunks). --integrity (host only) fills every tensor with a\n"
     "pattern derived from (tensor, iteration) when it is produced and checks it at\n"
     "every use, including after swap round trips: an overlap, early reuse, missing\n"
     "wait or lost swap exits 1 with the step, tensor and byte offset. -v adds the wall\n"
@@ -99,8 +101,11 @@ static int run_run(int argc, char **argv) {
       iterations = n;
     } else if (strcmp(argv[i], "--integrity") == 0) {
       opt.host.integrity = 1;
-    } else if (strcmp(argv[i], "--va") == 0) {
-      opt.cuda.mode = SFCRT_CUDA_VA;
+    } else if (strcmp(argv[i], "--va") == 0 || strcmp(argv[i], "--paged") == 0) {
+      sfcrt_cuda_mode_t m = argv[i][2] == 'v' ? SFCRT_CUDA_VA : SFCRT_CUDA_PAGED;
+      if (opt.cuda.mode != SFCRT_CUDA_ARENA && opt.cuda.mode != m)
+        return sfc_cli_usage("run", "--va and --paged are two memory modes: give one");
+      opt.cuda.mode = m;
     } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
       verbose = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -115,8 +120,9 @@ static int run_run(int argc, char **argv) {
     return sfc_cli_usage("run", "missing PLAN");
   if (opt.host.integrity && strcmp(opt.device, "host") != 0)
     return sfc_cli_usage("run", "--integrity needs --device host");
-  if (opt.cuda.mode == SFCRT_CUDA_VA && strcmp(opt.device, "cuda") != 0)
-    return sfc_cli_usage("run", "--va needs --device cuda");
+  if (opt.cuda.mode != SFCRT_CUDA_ARENA && strcmp(opt.device, "cuda") != 0)
+    return sfc_cli_usage("run", "%s needs --device cuda",
+                         opt.cuda.mode == SFCRT_CUDA_VA ? "--va" : "--paged");
 
   sfc_error_t err;
   sfcrt_plan_t *plan = NULL;

@@ -78,8 +78,11 @@ extern "C" {
 /* cuda memory mode. */
 typedef enum sfcrt_cuda_mode {
   SFCRT_CUDA_ARENA = 0, /* one cuMemAlloc arena; block = base + offset */
-  SFCRT_CUDA_VA = 1     /* virtual addressing: a stable address per tensor, physical
+  SFCRT_CUDA_VA = 1,    /* virtual addressing: a stable address per tensor, physical
                            chunks unmapped on swap-out and mapped again on swap-in */
+  SFCRT_CUDA_PAGED = 2  /* the arena's addresses (block = base + offset) reserved, and a
+                           physical chunk mapped under each chunk-sized page only while a
+                           live block touches it: the plan's page peak, not its arena */
 } sfcrt_cuda_mode_t;
 
 /* options.host.lag */
@@ -128,8 +131,8 @@ typedef struct sfcrt_options {
                                 is the context's (cuCtxGetDevice); a nonzero ordinal
                                 must then name that device */
     sfcrt_cuda_mode_t mode;  /* default SFCRT_CUDA_ARENA */
-    uint64_t va_chunk_bytes; /* VA mode physical chunk; 0 = plan meta, else the
-                                allocation granularity */
+    uint64_t va_chunk_bytes; /* VA and paged mode physical chunk (paged: the page);
+                                0 = plan meta, else the allocation granularity */
     void *context;           /* an existing CUcontext to use; NULL = the device's
                                 primary context (what PyTorch uses) */
     void *stream;            /* the framework's CUstream for compute (see has_stream);

@@ -306,7 +306,7 @@ class Step:
 
 class Session:
     """A replay session of a Plan on "host", "sim" or "cuda" (sfcrt_session_create).
-    Keyword options map onto sfcrt_options_t: integrity=1 (host), cuda_mode="va",
+    Keyword options map onto sfcrt_options_t: integrity=1 (host), cuda_mode="va" or "paged",
     stream=<CUstream int> (cuda, sets has_stream), device_ordinal=N."""
 
     def __init__(self, plan, device="host", integrity=False, cuda_mode="arena", stream=None,
@@ -318,7 +318,10 @@ class Session:
         self._device = device.encode()
         self._opt.device = self._device
         self._opt.host.integrity = 1 if integrity else 0
-        self._opt.cuda.mode = 1 if cuda_mode == "va" else 0
+        modes = {"arena": 0, "va": 1, "paged": 2}  # sfcrt_cuda_mode_t
+        if cuda_mode not in modes:
+            raise ValueError(f"cuda_mode {cuda_mode!r}: arena, va or paged")
+        self._opt.cuda.mode = modes[cuda_mode]
         self._opt.cuda.device_ordinal = device_ordinal
         if stream is not None:
             self._opt.cuda.stream = stream

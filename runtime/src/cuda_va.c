@@ -219,3 +219,40 @@ sfc_status_t sfcrt_cuda_va_range_release(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_
   memset(range, 0, sizeof(*range));
   return st;
 }
+
+sfc_status_t sfcrt_cuda_va_chunk_map(sfcrt_cuda_va_pool_t *pool, CUdeviceptr at,
+                                     CUmemGenericAllocationHandle *out, sfc_error_t *err) {
+  *out = 0;
+  if (pool->free_count == 0 && pool->created == pool->max_chunks)
+    return sfc_error_set(err, SFC_ERR_DOES_NOT_FIT,
+                         "VA pool exhausted: all %zu chunks of %zu bytes are mapped",
+                         pool->max_chunks, pool->chunk_bytes);
+  if (pool->free_count == 0)
+    SFC_TRY(va_chunk_create(pool, err));
+  CUmemGenericAllocationHandle h = pool->free_stack[--pool->free_count];
+  sfc_status_t st =
+      va_check(pool, pool->drv->fn.cuMemMap(at, pool->chunk_bytes, 0, h, 0), "cuMemMap", err);
+  if (st == SFC_OK) {
+    st = va_check(pool, pool->drv->fn.cuMemSetAccess(at, pool->chunk_bytes, &pool->access, 1),
+                  "cuMemSetAccess", err);
+    if (st != SFC_OK)
+      pool->drv->fn.cuMemUnmap(at, pool->chunk_bytes);
+  }
+  if (st != SFC_OK) {
+    pool->free_stack[pool->free_count++] = h;
+    return st;
+  }
+  *out = h;
+  size_t mapped = sfcrt_cuda_va_pool_mapped(pool);
+  if (mapped > pool->mapped_peak)
+    pool->mapped_peak = mapped;
+  return SFC_OK;
+}
+
+sfc_status_t sfcrt_cuda_va_chunk_unmap(sfcrt_cuda_va_pool_t *pool, CUdeviceptr at,
+                                       CUmemGenericAllocationHandle h, sfc_error_t *err) {
+  sfc_status_t st =
+      va_check(pool, pool->drv->fn.cuMemUnmap(at, pool->chunk_bytes), "cuMemUnmap", err);
+  pool->free_stack[pool->free_count++] = h; /* back in any case: the counts stay consistent */
+  return st;
+}

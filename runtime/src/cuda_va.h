@@ -84,6 +84,18 @@ sfc_status_t sfcrt_cuda_va_range_unmap(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_va
 sfc_status_t sfcrt_cuda_va_range_release(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_va_range_t *range,
                                          sfc_error_t *err);
 
+/* One chunk mapped at `at`, an address of a reservation the caller owns (cuMemAddressReserve;
+ * `at` a multiple of chunk_bytes from its base), with read/write access granted: the
+ * paged arena's page (device_cuda.c). *out is the chunk's handle, for the unmap. A pool
+ * whose chunks are all mapped is SFC_ERR_DOES_NOT_FIT; a failure leaves `at` unmapped.
+ * 2 driver calls (+ cuMemCreate when a lazy pool grows). */
+sfc_status_t sfcrt_cuda_va_chunk_map(sfcrt_cuda_va_pool_t *pool, CUdeviceptr at,
+                                     CUmemGenericAllocationHandle *out, sfc_error_t *err);
+/* Unmaps the chunk at `at` and returns its handle to the pool (even when cuMemUnmap
+ * fails, so the pool's counts stay consistent). The caller orders it after every use. */
+sfc_status_t sfcrt_cuda_va_chunk_unmap(sfcrt_cuda_va_pool_t *pool, CUdeviceptr at,
+                                       CUmemGenericAllocationHandle h, sfc_error_t *err);
+
 /* Chunks mapped right now. */
 static inline size_t sfcrt_cuda_va_pool_mapped(const sfcrt_cuda_va_pool_t *pool) {
   return pool->created - pool->free_count;

@@ -1,5 +1,5 @@
 /* device_cuda.c — the `cuda` device: the plan replayed on a GPU through the CUDA Driver
- * API loaded at run time (cuda_loader.c), in one of two memory modes.
+ * API loaded at run time (cuda_loader.c), in one of three memory modes.
  *
  * Setup (create/arena_alloc/host_alloc, once per session): load the driver; use the
  * caller's context (its device from cuCtxGetDevice) or retain the device's primary
@@ -40,9 +40,24 @@
  * grows, so no cuMemCreate runs inside an iteration and an out-of-memory shows at
  * session creation. Maps then block on pending unmaps when the free chunks run out.
  *
+ * Paged mode: the plan's arena as virtual memory. One reservation of the arena rounded
+ * up to pages of one chunk each (va_chunk_bytes); every block is base + offset, as in
+ * arena mode, but a page has a physical chunk only while some live block touches it
+ * (the same begin/end rules as VA mode, per block: a count per page). A page no live
+ * block touches is pending: it keeps its chunk — a block that touches it again takes
+ * it back without any wait, since the plan orders overlapping bytes as in arena mode —
+ * until a map needs the chunk; then the oldest pending pages whose last users are done
+ * are unmapped (per queue, the page remembers the block whose end event on that queue
+ * was recorded last, events on one queue completing in order), and only when none is
+ * done does the host wait for the oldest. The pool is the plan's page peak (the issue
+ * order replayed as in VA mode), created at arena_alloc; a plan packed with holes needs
+ * only the pages its live blocks touch. Pending pages stay mapped across iterations.
+ *
  * Costs: arena mode O(1) driver calls per copy/event/wait; VA mode adds O(chunks) per
- * block begin/end and O(pending) event queries per map. No heap allocation after
- * arena_alloc.
+ * block begin/end and O(pending) event queries per map; paged mode adds O(pages of the
+ * block) per block begin/end (two driver calls per page mapped, one per page unmapped)
+ * and event queries over the pending pages only when the free chunks run short. No heap
+ * allocation after arena_alloc.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -85,6 +100,24 @@ typedef struct cuda_dev {
   uint32_t *pending;             /* [tensor_count] the pending tensors, pending_count used */
   uint64_t next_seq;
   uint32_t pending_count;
+  /* paged mode: the plan's arena as one reservation of pg_count pages of one chunk each */
+  bool pg_ready;
+  CUdeviceptr pg_base;
+  size_t pg_chunk;
+  uint32_t pg_count;
+  CUmemGenericAllocationHandle *pg_handle; /* [pg_count] the page's chunk, 0 = unmapped */
+  uint32_t *pg_refs;                       /* [pg_count] live blocks touching the page */
+  uint32_t *pg_last;    /* [3 * pg_count] per queue, the block whose end event on it was
+                           recorded last among the page's users since it was mapped; NONE */
+  uint64_t *pg_pend;    /* [pg_count] 0 = not pending, else its FIFO sequence number */
+  CUevent *pg_ev;       /* [3 * block_count] a block's events by queue */
+  uint64_t *pg_ev_seq;  /* [3 * block_count] when each was last recorded (0 = never) */
+  uint64_t *pg_ev_done; /* [3 * block_count] the record seen complete (== pg_ev_seq) */
+  uint32_t *pg_fifo;    /* [2 * pg_count] pending pages, oldest first, stale ones too */
+  uint64_t *pg_fifo_seq;
+  size_t pg_head, pg_tail;
+  uint64_t pg_seq;
+
   uint32_t *swap_out_step;        /* [block_count] issue step of the swap-out from it, or NONE */
   uint32_t *begin_at, *begin_idx; /* CSR: blocks mapped at step_begin(k) */
   uint32_t *end_at, *end_idx;     /* CSR: blocks whose compute life ends at step_end(k) */
@@ -246,6 +279,72 @@ static sfc_status_t va_record(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_er
   return SFC_OK;
 }
 
+/* The tables both mapping modes replay from: swap_out_step, and the CSR lists
+ * begin_idx[begin_at[k] .. begin_at[k+1]) of the blocks mapped at step_begin(k)
+ * (produced there, not swapped in) and end_idx likewise of the blocks whose last step is
+ * k. Counting sort, O(blocks + steps). */
+static sfc_status_t life_tables(cuda_dev_t *d, sfc_error_t *err) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_allocator_t *a = d->alloc;
+  uint32_t nb = v->block_count, ns = v->step_count;
+  size_t nbc = nb ? nb : 1;
+  d->swap_out_step = sfc_calloc(a, nbc, sizeof(uint32_t));
+  d->begin_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  d->end_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  d->begin_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
+  d->end_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
+  uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
+  if (!d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx || !d->end_idx || !cursor) {
+    if (cursor)
+      sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda device: out of memory for tables");
+  }
+  for (uint32_t b = 0; b < nb; b++)
+    d->swap_out_step[b] = SFC_PLAN_NONE;
+  for (uint32_t s = 0; s < v->swap_count; s++)
+    if (v->swaps[s].direction == SFC_SWAP_OUT)
+      d->swap_out_step[v->swaps[s].device_block] = v->swaps[s].issue_step;
+  for (uint32_t b = 0; b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if (!block_managed(x))
+      continue;
+    if (!(x->flags & SFC_BLOCK_SWAPPED_IN))
+      d->begin_at[x->first_step + 1]++;
+    d->end_at[x->last_step + 1]++;
+  }
+  for (uint32_t k = 0; k < ns; k++) {
+    d->begin_at[k + 1] += d->begin_at[k];
+    d->end_at[k + 1] += d->end_at[k];
+  }
+  memcpy(cursor, d->begin_at, ((size_t)ns + 1) * sizeof(uint32_t));
+  for (uint32_t b = 0; b < nb; b++)
+    if (block_managed(&v->blocks[b]) && !(v->blocks[b].flags & SFC_BLOCK_SWAPPED_IN))
+      d->begin_idx[cursor[v->blocks[b].first_step]++] = b;
+  memcpy(cursor, d->end_at, ((size_t)ns + 1) * sizeof(uint32_t));
+  for (uint32_t b = 0; b < nb; b++)
+    if (block_managed(&v->blocks[b]))
+      d->end_idx[cursor[v->blocks[b].last_step]++] = b;
+  sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
+  return SFC_OK;
+}
+
+static void life_tables_free(cuda_dev_t *d) {
+  const sfc_allocator_t *a = d->alloc;
+  size_t nbc = d->plan->block_count ? d->plan->block_count : 1;
+  size_t nsc = (size_t)d->plan->step_count + 2;
+  if (d->swap_out_step)
+    sfc_free(a, d->swap_out_step, nbc * sizeof(uint32_t));
+  if (d->begin_at)
+    sfc_free(a, d->begin_at, nsc * sizeof(uint32_t));
+  if (d->end_at)
+    sfc_free(a, d->end_at, nsc * sizeof(uint32_t));
+  if (d->begin_idx)
+    sfc_free(a, d->begin_idx, nbc * sizeof(uint32_t));
+  if (d->end_idx)
+    sfc_free(a, d->end_idx, nbc * sizeof(uint32_t));
+  d->swap_out_step = d->begin_at = d->end_at = d->begin_idx = d->end_idx = NULL;
+}
+
 /* The most chunks mapped at once over one iteration: the issue order replayed with the
  * device's own begin/end rules (va_begin, va_end in cuda_copy/step_begin/step_end),
  * pending unmaps counted as reclaimed (a map can always wait for them). live[t] says
@@ -301,13 +400,35 @@ static uint64_t va_peak_chunks(const cuda_dev_t *d, const uint64_t *chunks, uint
   return peak;
 }
 
+/* The chunk pool of VA and paged mode: exactly `peak` chunks, created now (it never
+ * grows, so an out-of-memory shows at session creation). */
+static sfc_status_t pool_create(cuda_dev_t *d, uint64_t peak, size_t chunk, const char *what,
+                                sfc_error_t *err) {
+  sfc_status_t st;
+  if (peak > SIZE_MAX / 2 / chunk)
+    st = sfc_error_set(err, SFC_ERR_LIMIT, "%llu chunks of %zu bytes", (unsigned long long)peak,
+                       chunk);
+  else
+    st = sfcrt_cuda_va_pool_init(&d->pool, &d->drv, d->device, chunk,
+                                 (size_t)(peak ? peak : 1) * chunk, (size_t)peak * chunk, d->alloc,
+                                 err);
+  if (st != SFC_OK) {
+    sfc_error_prefix(err, "chunk pool");
+    sfc_error_prefix(err, what);
+    return st;
+  }
+  d->va_ready = true;
+  d->pre_chunks = d->pool.created;
+  return SFC_OK;
+}
+
 /* Builds the VA tables, sizes and creates the chunk pool, reserves every tensor's
  * range and maps persistent blocks. */
 static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
   const sfc_plan_view_t *v = d->plan;
   const sfc_allocator_t *a = d->alloc;
-  uint32_t nt = v->tensor_count, nb = v->block_count, ns = v->step_count;
-  size_t ntc = nt ? nt : 1, nbc = nb ? nb : 1;
+  uint32_t nt = v->tensor_count, nb = v->block_count;
+  size_t ntc = nt ? nt : 1;
   d->ranges = sfc_calloc(a, ntc, sizeof(*d->ranges));
   d->ev_compute = sfc_calloc(a, ntc, sizeof(CUevent));
   d->ev_d2h = sfc_calloc(a, ntc, sizeof(CUevent));
@@ -315,29 +436,19 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
   d->ev_flags = sfc_calloc(a, ntc, 1);
   d->pending_seq = sfc_calloc(a, ntc, sizeof(uint64_t));
   d->pending = sfc_calloc(a, ntc, sizeof(uint32_t));
-  d->swap_out_step = sfc_calloc(a, nbc, sizeof(uint32_t));
-  d->begin_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  d->end_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  d->begin_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
-  d->end_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
   uint64_t *need = sfc_calloc(a, ntc, sizeof(uint64_t));
-  uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  uint8_t *swapped_in = sfc_calloc(a, ntc, 1); /* later: the peak replay's live flags */
+  uint8_t *swapped_in = sfc_calloc(a, ntc, 1);
   sfc_status_t st = SFC_OK;
   if (!d->ranges || !d->ev_compute || !d->ev_d2h || !d->ev_h2d || !d->ev_flags || !d->pending_seq ||
-      !d->pending || !d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx ||
-      !d->end_idx || !need || !cursor || !swapped_in) {
+      !d->pending || !need || !swapped_in) {
     st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
     goto done;
   }
-  for (uint32_t b = 0; b < nb; b++)
-    d->swap_out_step[b] = SFC_PLAN_NONE;
-  for (uint32_t s = 0; s < v->swap_count; s++) {
-    if (v->swaps[s].direction == SFC_SWAP_OUT)
-      d->swap_out_step[v->swaps[s].device_block] = v->swaps[s].issue_step;
-    else if (block_managed(&v->blocks[v->swaps[s].device_block]))
+  if ((st = life_tables(d, err)) != SFC_OK)
+    goto done;
+  for (uint32_t s = 0; s < v->swap_count; s++)
+    if (v->swaps[s].direction == SFC_SWAP_IN && block_managed(&v->blocks[v->swaps[s].device_block]))
       swapped_in[v->swaps[s].tensor] = 1;
-  }
   for (uint32_t b = 0; b < nb; b++) {
     const sfc_plan_block_t *x = &v->blocks[b];
     if (x->flags & SFC_BLOCK_EXTERNAL)
@@ -360,30 +471,6 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
       }
     }
   }
-  /* CSR lists: begin_idx[begin_at[k] .. begin_at[k+1]) are the blocks mapped at
-   * step_begin(k) (produced there, not swapped in); end_idx likewise for the blocks
-   * whose last step is k. Counting sort, O(blocks + steps). */
-  for (uint32_t b = 0; b < nb; b++) {
-    const sfc_plan_block_t *x = &v->blocks[b];
-    if (!block_managed(x))
-      continue;
-    if (!(x->flags & SFC_BLOCK_SWAPPED_IN))
-      d->begin_at[x->first_step + 1]++;
-    d->end_at[x->last_step + 1]++;
-  }
-  for (uint32_t k = 0; k < ns; k++) {
-    d->begin_at[k + 1] += d->begin_at[k];
-    d->end_at[k + 1] += d->end_at[k];
-  }
-  memcpy(cursor, d->begin_at, ((size_t)ns + 1) * sizeof(uint32_t));
-  for (uint32_t b = 0; b < nb; b++)
-    if (block_managed(&v->blocks[b]) && !(v->blocks[b].flags & SFC_BLOCK_SWAPPED_IN))
-      d->begin_idx[cursor[v->blocks[b].first_step]++] = b;
-  memcpy(cursor, d->end_at, ((size_t)ns + 1) * sizeof(uint32_t));
-  for (uint32_t b = 0; b < nb; b++)
-    if (block_managed(&v->blocks[b]))
-      d->end_idx[cursor[v->blocks[b].last_step]++] = b;
-
   size_t chunk = 0;
   if ((st = enter(d, err)) != SFC_OK)
     goto done;
@@ -398,18 +485,8 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
       sfc_free(a, live, ntc);
     if (!live)
       st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
-    else if (peak > SIZE_MAX / 2 / chunk)
-      st = sfc_error_set(err, SFC_ERR_LIMIT, "cuda VA mode: %llu chunks of %zu bytes",
-                         (unsigned long long)peak, chunk);
     else
-      st = sfcrt_cuda_va_pool_init(&d->pool, &d->drv, d->device, chunk,
-                                   (size_t)(peak ? peak : 1) * chunk, (size_t)peak * chunk, a, err);
-    if (st != SFC_OK)
-      sfc_error_prefix(err, "cuda VA mode: chunk pool");
-  }
-  if (st == SFC_OK) {
-    d->va_ready = true;
-    d->pre_chunks = d->pool.created;
+      st = pool_create(d, peak, chunk, "cuda VA mode", err);
   }
   unsigned ev_flags = CU_EVENT_DISABLE_TIMING | d->sync_flags;
   for (uint32_t t = 0; st == SFC_OK && t < nt; t++) {
@@ -433,8 +510,6 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
 done:
   if (need)
     sfc_free(a, need, ntc * sizeof(uint64_t));
-  if (cursor)
-    sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
   if (swapped_in)
     sfc_free(a, swapped_in, ntc);
   return st;
@@ -443,7 +518,7 @@ done:
 static void va_teardown(cuda_dev_t *d) {
   const sfc_plan_view_t *v = d->plan;
   const sfc_allocator_t *a = d->alloc;
-  size_t ntc = v->tensor_count ? v->tensor_count : 1, nbc = v->block_count ? v->block_count : 1;
+  size_t ntc = v->tensor_count ? v->tensor_count : 1;
   sfc_error_t ignored;
   if (d->ranges && d->va_ready)
     for (uint32_t t = 0; t < v->tensor_count; t++)
@@ -473,16 +548,324 @@ static void va_teardown(cuda_dev_t *d) {
     sfc_free(a, d->pending_seq, ntc * sizeof(uint64_t));
   if (d->pending)
     sfc_free(a, d->pending, ntc * sizeof(uint32_t));
-  if (d->swap_out_step)
-    sfc_free(a, d->swap_out_step, nbc * sizeof(uint32_t));
-  if (d->begin_at)
-    sfc_free(a, d->begin_at, ((size_t)v->step_count + 2) * sizeof(uint32_t));
-  if (d->end_at)
-    sfc_free(a, d->end_at, ((size_t)v->step_count + 2) * sizeof(uint32_t));
-  if (d->begin_idx)
-    sfc_free(a, d->begin_idx, nbc * sizeof(uint32_t));
-  if (d->end_idx)
-    sfc_free(a, d->end_idx, nbc * sizeof(uint32_t));
+  life_tables_free(d);
+}
+
+/* ---- paged mode --------------------------------------------------------------------- */
+
+/* Pages [*first, *last] of block b; false for a block of 0 bytes. */
+static bool pg_span(const cuda_dev_t *d, uint32_t b, uint32_t *first, uint32_t *last) {
+  const sfc_plan_block_t *x = &d->plan->blocks[b];
+  if (x->bytes == 0)
+    return false;
+  *first = (uint32_t)(x->offset / d->pg_chunk);
+  *last = (uint32_t)((x->offset + x->bytes - 1) / d->pg_chunk);
+  return true;
+}
+
+static CUdeviceptr pg_at(const cuda_dev_t *d, uint32_t p) {
+  return d->pg_base + (CUdeviceptr)p * d->pg_chunk;
+}
+
+/* Whether the record of block b's event on queue q has completed (remembered, so each
+ * record is queried until it has, and then never again). */
+static bool pg_event_done(cuda_dev_t *d, uint32_t b, int q) {
+  size_t i = (size_t)b * 3 + (size_t)q;
+  if (d->pg_ev_done[i] == d->pg_ev_seq[i])
+    return true;
+  if (d->drv.fn.cuEventQuery(d->pg_ev[i]) != CUDA_SUCCESS)
+    return false;
+  d->pg_ev_done[i] = d->pg_ev_seq[i];
+  return true;
+}
+
+/* Unmaps pending page p: without waiting when `block` is false (its events have been
+ * seen complete), else after waiting for them. */
+static sfc_status_t pg_reclaim(cuda_dev_t *d, uint32_t p, bool block, sfc_error_t *err) {
+  for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) {
+    uint32_t b = d->pg_last[(size_t)p * 3 + (size_t)q];
+    if (b == SFC_PLAN_NONE)
+      continue;
+    if (block && !pg_event_done(d, b, q)) {
+      size_t i = (size_t)b * 3 + (size_t)q;
+      SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->pg_ev[i]), "cuEventSynchronize", err));
+      d->pg_ev_done[i] = d->pg_ev_seq[i];
+    }
+    d->pg_last[(size_t)p * 3 + (size_t)q] = SFC_PLAN_NONE;
+  }
+  d->pg_pend[p] = 0;
+  CUmemGenericAllocationHandle h = d->pg_handle[p];
+  d->pg_handle[p] = 0;
+  return sfcrt_cuda_va_chunk_unmap(&d->pool, pg_at(d, p), h, err);
+}
+
+static bool pg_events_done(cuda_dev_t *d, uint32_t p) {
+  for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) {
+    uint32_t b = d->pg_last[(size_t)p * 3 + (size_t)q];
+    if (b != SFC_PLAN_NONE && !pg_event_done(d, b, q))
+      return false;
+  }
+  return true;
+}
+
+/* Makes `need` chunks free: first the pending pages whose events have completed, oldest
+ * first, without waiting; then the oldest pending page after waiting for its events.
+ * The FIFO holds stale entries (pages touched again, or reclaimed); it is compacted
+ * when full. */
+static sfc_status_t pg_make_room(cuda_dev_t *d, size_t need, sfc_error_t *err) {
+  if (d->pool.free_count >= need)
+    return SFC_OK;
+  for (size_t i = d->pg_head; i < d->pg_tail && d->pool.free_count < need; i++) {
+    uint32_t p = d->pg_fifo[i];
+    if (d->pg_pend[p] == d->pg_fifo_seq[i] && pg_events_done(d, p))
+      SFC_TRY(pg_reclaim(d, p, false, err));
+  }
+  while (d->pg_head < d->pg_tail &&
+         d->pg_pend[d->pg_fifo[d->pg_head]] != d->pg_fifo_seq[d->pg_head])
+    d->pg_head++;
+  if (d->pool.free_count < need && d->pg_head < d->pg_tail)
+    SFC_TRY(check_capture(d, "a page map must wait for pending unmaps", err));
+  for (; d->pg_head < d->pg_tail && d->pool.free_count < need; d->pg_head++) {
+    uint32_t p = d->pg_fifo[d->pg_head];
+    if (d->pg_pend[p] == d->pg_fifo_seq[d->pg_head])
+      SFC_TRY(pg_reclaim(d, p, true, err));
+  }
+  return SFC_OK;
+}
+
+/* Page p has no live block left: pending, unmapped when its chunk is needed. */
+static void pg_pend_page(cuda_dev_t *d, uint32_t p) {
+  size_t cap = (size_t)d->pg_count * 2;
+  if (d->pg_tail == cap) { /* compact: at most pg_count entries are current */
+    size_t n = 0;
+    for (size_t i = d->pg_head; i < d->pg_tail; i++)
+      if (d->pg_pend[d->pg_fifo[i]] == d->pg_fifo_seq[i]) {
+        d->pg_fifo[n] = d->pg_fifo[i];
+        d->pg_fifo_seq[n++] = d->pg_fifo_seq[i];
+      }
+    d->pg_head = 0;
+    d->pg_tail = n;
+  }
+  d->pg_pend[p] = ++d->pg_seq;
+  d->pg_fifo[d->pg_tail] = p;
+  d->pg_fifo_seq[d->pg_tail++] = d->pg_seq;
+}
+
+/* Block b begins: every page it touches is mapped (a pending one keeps its chunk: the
+ * plan orders overlapping bytes as in arena mode). */
+static sfc_status_t pg_begin(cuda_dev_t *d, uint32_t b, sfc_error_t *err) {
+  uint32_t first, last;
+  for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) /* this residency's end events, not a past one's */
+    d->pg_ev_seq[(size_t)b * 3 + (size_t)q] = d->pg_ev_done[(size_t)b * 3 + (size_t)q] = 0;
+  if (!pg_span(d, b, &first, &last))
+    return SFC_OK;
+  size_t need = 0;
+  for (uint32_t p = first; p <= last; p++) {
+    if (d->pg_refs[p]++ == 0)
+      d->pg_pend[p] = 0;
+    need += d->pg_handle[p] == 0;
+  }
+  SFC_TRY(pg_make_room(d, need, err));
+  for (uint32_t p = first; p <= last; p++)
+    if (d->pg_handle[p] == 0)
+      SFC_TRY(sfcrt_cuda_va_chunk_map(&d->pool, pg_at(d, p), &d->pg_handle[p], err));
+  return SFC_OK;
+}
+
+static sfc_status_t pg_record(cuda_dev_t *d, uint32_t b, sfcrt_queue_t q, sfc_error_t *err) {
+  size_t i = (size_t)b * 3 + (size_t)q;
+  SFC_TRY(ck(d, d->drv.fn.cuEventRecord(d->pg_ev[i], d->q[q]), "cuEventRecord", err));
+  d->pg_ev_seq[i] = ++d->pg_seq;
+  return SFC_OK;
+}
+
+/* Block b ends: its pages remember its last users, and those no block touches any more
+ * become pending. */
+static void pg_end(cuda_dev_t *d, uint32_t b) {
+  uint32_t first, last;
+  if (!pg_span(d, b, &first, &last))
+    return;
+  for (uint32_t p = first; p <= last; p++) {
+    for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) {
+      uint64_t seq = d->pg_ev_seq[(size_t)b * 3 + (size_t)q];
+      uint32_t *l = &d->pg_last[(size_t)p * 3 + (size_t)q];
+      if (seq && (*l == SFC_PLAN_NONE || d->pg_ev_seq[(size_t)*l * 3 + (size_t)q] < seq))
+        *l = b;
+    }
+    if (d->pg_refs[p] > 0 && --d->pg_refs[p] == 0)
+      pg_pend_page(d, p);
+  }
+}
+
+/* The most pages mapped at once over one iteration: the issue order replayed with the
+ * device's own begin/end rules, pending pages counted as reclaimed (a map can always
+ * wait for them) — the plan's page peak at this chunk size. refs[] starts zeroed, live[]
+ * too. O(blocks + swaps + steps + pages touched). */
+static uint64_t pg_peak_pages(const cuda_dev_t *d, uint32_t *refs, uint8_t *live) {
+  const sfc_plan_view_t *v = d->plan;
+  uint64_t mapped = 0, peak = 0;
+  uint32_t first, last;
+#define PG_ADD(b)                                                                                  \
+  do {                                                                                             \
+    live[b] = 1;                                                                                   \
+    if (pg_span(d, b, &first, &last))                                                              \
+      for (uint32_t p = first; p <= last; p++)                                                     \
+        mapped += refs[p]++ == 0;                                                                  \
+  } while (0)
+#define PG_DEL(b)                                                                                  \
+  do {                                                                                             \
+    live[b] = 0;                                                                                   \
+    if (pg_span(d, b, &first, &last))                                                              \
+      for (uint32_t p = first; p <= last; p++)                                                     \
+        mapped -= --refs[p] == 0;                                                                  \
+  } while (0)
+  for (uint32_t b = 0; b < v->block_count; b++)
+    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
+      PG_ADD(b);
+  peak = mapped;
+  uint32_t next_swap = 0;
+  for (uint32_t k = 0; k <= v->step_count; k++) {
+    for (; next_swap < v->swap_count && v->swaps[next_swap].issue_step == k; next_swap++) {
+      const sfc_plan_swap_t *w = &v->swaps[next_swap];
+      uint32_t b = w->device_block;
+      if (!block_managed(&v->blocks[b]))
+        continue;
+      if (w->direction == SFC_SWAP_IN && !live[b])
+        PG_ADD(b);
+      else if (w->direction == SFC_SWAP_OUT && v->blocks[b].last_step < k && live[b])
+        PG_DEL(b);
+      if (mapped > peak)
+        peak = mapped;
+    }
+    if (k == v->step_count)
+      break;
+    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++)
+      if (!live[d->begin_idx[i]])
+        PG_ADD(d->begin_idx[i]);
+    if (mapped > peak)
+      peak = mapped;
+    for (uint32_t i = d->end_at[k]; i < d->end_at[k + 1]; i++) {
+      uint32_t b = d->end_idx[i], out = d->swap_out_step[b];
+      if ((out == SFC_PLAN_NONE || out <= k) && live[b])
+        PG_DEL(b);
+    }
+  }
+#undef PG_ADD
+#undef PG_DEL
+  return peak;
+}
+
+/* Reserves the arena's pages, sizes and creates the chunk pool (the page peak), creates
+ * the blocks' events and maps the persistent blocks' pages. */
+static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, sfc_error_t *err) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_allocator_t *a = d->alloc;
+  uint32_t nb = v->block_count;
+  size_t nbc = nb ? nb : 1;
+  SFC_TRY(life_tables(d, err));
+  SFC_TRY(enter(d, err));
+  size_t chunk = 0;
+  sfc_status_t st =
+      sfcrt_cuda_va_chunk_size(&d->drv, d->device, (size_t)d->va_chunk_bytes, &chunk, err);
+  uint64_t pages = chunk ? (bytes + chunk - 1) / chunk : 0;
+  if (st == SFC_OK && (pages > UINT32_MAX / 2 || pages * chunk > SIZE_MAX / 2))
+    st = sfc_error_set(err, SFC_ERR_LIMIT,
+                       "cuda paged mode: an arena of %llu bytes in %zu-byte pages",
+                       (unsigned long long)bytes, chunk);
+  if (st == SFC_OK) {
+    d->pg_chunk = chunk;
+    d->pg_count = (uint32_t)(pages ? pages : 1);
+    size_t np = d->pg_count;
+    d->pg_handle = sfc_calloc(a, np, sizeof(*d->pg_handle));
+    d->pg_refs = sfc_calloc(a, np, sizeof(uint32_t));
+    d->pg_last = sfc_calloc(a, 3 * np, sizeof(uint32_t));
+    d->pg_pend = sfc_calloc(a, np, sizeof(uint64_t));
+    d->pg_fifo = sfc_calloc(a, 2 * np, sizeof(uint32_t));
+    d->pg_fifo_seq = sfc_calloc(a, 2 * np, sizeof(uint64_t));
+    d->pg_ev = sfc_calloc(a, 3 * nbc, sizeof(CUevent));
+    d->pg_ev_seq = sfc_calloc(a, 3 * nbc, sizeof(uint64_t));
+    d->pg_ev_done = sfc_calloc(a, 3 * nbc, sizeof(uint64_t));
+    uint8_t *live = sfc_calloc(a, nbc, 1);
+    if (!d->pg_handle || !d->pg_refs || !d->pg_last || !d->pg_pend || !d->pg_fifo ||
+        !d->pg_fifo_seq || !d->pg_ev || !d->pg_ev_seq || !d->pg_ev_done || !live)
+      st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda paged mode: out of memory for tables");
+    uint64_t peak = st == SFC_OK ? pg_peak_pages(d, d->pg_refs, live) : 0;
+    if (live)
+      sfc_free(a, live, nbc);
+    if (st == SFC_OK) {
+      memset(d->pg_refs, 0, np * sizeof(uint32_t));
+      for (size_t i = 0; i < 3 * np; i++)
+        d->pg_last[i] = SFC_PLAN_NONE;
+      st = pool_create(d, peak, chunk, "cuda paged mode", err);
+    }
+  }
+  if (st == SFC_OK) {
+    st = ck(d, d->drv.fn.cuMemAddressReserve(&d->pg_base, (size_t)d->pg_count * chunk, 0, 0, 0),
+            "cuMemAddressReserve", err);
+    if (st != SFC_OK)
+      d->pg_base = 0;
+    else if (alignment > 1 && d->pg_base % alignment != 0)
+      st = sfc_error_set(err, SFC_ERR_UNAVAILABLE,
+                         "cuda paged mode: the reserved arena at 0x%llx is not aligned to the "
+                         "plan's %u bytes (use arena mode)",
+                         (unsigned long long)d->pg_base, alignment);
+    d->pg_ready = st == SFC_OK;
+  }
+  unsigned ev_flags = CU_EVENT_DISABLE_TIMING | d->sync_flags;
+  for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
+    const sfc_plan_block_t *x = &v->blocks[b];
+    if (!block_managed(x))
+      continue;
+    st = ck(d, d->drv.fn.cuEventCreate(&d->pg_ev[(size_t)b * 3 + SFCRT_QUEUE_COMPUTE], ev_flags),
+            "cuEventCreate", err);
+    if (st == SFC_OK && d->swap_out_step[b] != SFC_PLAN_NONE)
+      st = ck(d, d->drv.fn.cuEventCreate(&d->pg_ev[(size_t)b * 3 + SFCRT_QUEUE_D2H], ev_flags),
+              "cuEventCreate", err);
+    if (st == SFC_OK && (x->flags & SFC_BLOCK_SWAPPED_IN))
+      st = ck(d, d->drv.fn.cuEventCreate(&d->pg_ev[(size_t)b * 3 + SFCRT_QUEUE_H2D], ev_flags),
+              "cuEventCreate", err);
+  }
+  for (uint32_t b = 0; st == SFC_OK && b < nb; b++) /* persistent pages stay mapped */
+    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
+      st = pg_begin(d, b, err);
+  return leave(d, st, err);
+}
+
+static void pg_teardown(cuda_dev_t *d) {
+  const sfc_allocator_t *a = d->alloc;
+  size_t np = d->pg_count, nbc = d->plan->block_count ? d->plan->block_count : 1;
+  sfc_error_t ignored;
+  for (uint32_t p = 0; d->pg_handle && p < d->pg_count; p++)
+    if (d->pg_handle[p]) {
+      sfcrt_cuda_va_chunk_unmap(&d->pool, pg_at(d, p), d->pg_handle[p], &ignored);
+      d->pg_handle[p] = 0;
+    }
+  if (d->pg_base)
+    d->drv.fn.cuMemAddressFree(d->pg_base, np * d->pg_chunk);
+  if (d->va_ready)
+    sfcrt_cuda_va_pool_deinit(&d->pool, &ignored);
+  for (size_t i = 0; d->pg_ev && i < 3 * nbc; i++)
+    if (d->pg_ev[i])
+      d->drv.fn.cuEventDestroy(d->pg_ev[i]);
+  if (d->pg_handle)
+    sfc_free(a, d->pg_handle, np * sizeof(*d->pg_handle));
+  if (d->pg_refs)
+    sfc_free(a, d->pg_refs, np * sizeof(uint32_t));
+  if (d->pg_last)
+    sfc_free(a, d->pg_last, 3 * np * sizeof(uint32_t));
+  if (d->pg_pend)
+    sfc_free(a, d->pg_pend, np * sizeof(uint64_t));
+  if (d->pg_fifo)
+    sfc_free(a, d->pg_fifo, 2 * np * sizeof(uint32_t));
+  if (d->pg_fifo_seq)
+    sfc_free(a, d->pg_fifo_seq, 2 * np * sizeof(uint64_t));
+  if (d->pg_ev)
+    sfc_free(a, d->pg_ev, 3 * nbc * sizeof(CUevent));
+  if (d->pg_ev_seq)
+    sfc_free(a, d->pg_ev_seq, 3 * nbc * sizeof(uint64_t));
+  if (d->pg_ev_done)
+    sfc_free(a, d->pg_ev_done, 3 * nbc * sizeof(uint64_t));
+  life_tables_free(d);
 }
 
 /* ---- the device table --------------------------------------------------------------- */
@@ -532,7 +915,7 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
   d->sync_flags = o && o->cuda.blocking_sync ? CU_EVENT_BLOCKING_SYNC : 0;
   int ordinal = o ? o->cuda.device_ordinal : 0;
   sfc_status_t st = SFC_OK;
-  if (d->mode != SFCRT_CUDA_ARENA && d->mode != SFCRT_CUDA_VA) {
+  if (d->mode != SFCRT_CUDA_ARENA && d->mode != SFCRT_CUDA_VA && d->mode != SFCRT_CUDA_PAGED) {
     st = sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "cuda device: unknown mode %d", (int)d->mode);
     goto fail;
   }
@@ -558,7 +941,7 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
       goto fail;
     d->retained = true;
   }
-  if (d->mode == SFCRT_CUDA_VA) {
+  if (d->mode != SFCRT_CUDA_ARENA) {
     int vmm = 0;
     st = ck(d,
             d->drv.fn.cuDeviceGetAttribute(
@@ -566,8 +949,8 @@ static sfc_status_t cuda_create(const sfcrt_device_config_t *cfg, void **out_sel
             "cuDeviceGetAttribute", err);
     if (st == SFC_OK && !vmm)
       st = sfc_error_set(err, SFC_ERR_UNAVAILABLE,
-                         "cuda device %d does not support virtual memory management (VA mode)",
-                         (int)d->device);
+                         "cuda device %d does not support virtual memory management (%s mode)",
+                         (int)d->device, d->mode == SFCRT_CUDA_VA ? "VA" : "paged");
     if (st != SFC_OK)
       goto fail;
   }
@@ -622,6 +1005,8 @@ static sfc_status_t cuda_arena_alloc(void *self, uint64_t bytes, uint32_t alignm
   cuda_dev_t *d = self;
   if (d->mode == SFCRT_CUDA_VA)
     return va_setup(d, err);
+  if (d->mode == SFCRT_CUDA_PAGED)
+    return pg_setup(d, bytes, alignment, err);
   if (bytes == 0)
     return SFC_OK;
   /* cuMemAlloc aligns to at least 256 bytes; over-allocate for larger alignments */
@@ -666,6 +1051,8 @@ static void *cuda_block_address(void *self, uint32_t block) {
   const sfc_plan_block_t *b = &d->plan->blocks[block];
   if (d->mode == SFCRT_CUDA_VA)
     return (void *)(uintptr_t)d->ranges[b->tensor].base;
+  if (d->mode == SFCRT_CUDA_PAGED)
+    return d->pg_ready ? (void *)(uintptr_t)(d->pg_base + b->offset) : NULL;
   return d->arena_bytes ? (void *)(uintptr_t)(d->arena + b->offset) : NULL;
 }
 
@@ -680,10 +1067,13 @@ static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
   CUdeviceptr dev = (CUdeviceptr)(uintptr_t)c->device_ptr;
-  bool va = d->mode == SFCRT_CUDA_VA && block_managed(&d->plan->blocks[c->device_block]);
+  bool managed = block_managed(&d->plan->blocks[c->device_block]);
+  bool va = d->mode == SFCRT_CUDA_VA && managed, pg = d->mode == SFCRT_CUDA_PAGED && managed;
   if (c->direction == SFC_SWAP_IN) {
     if (va)
       st = va_begin(d, c->tensor, q, err);
+    else if (pg)
+      st = pg_begin(d, c->device_block, err);
     if (st == SFC_OK && c->bytes)
       st = ck(d, d->drv.fn.cuMemcpyHtoDAsync(dev, c->host_ptr, (size_t)c->bytes, d->q[q]),
               "cuMemcpyHtoDAsync", err);
@@ -691,6 +1081,8 @@ static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c
      * or not a step ever waits for it */
     if (st == SFC_OK && va)
       st = va_record(d, c->tensor, SFCRT_QUEUE_H2D, err);
+    else if (st == SFC_OK && pg)
+      st = pg_record(d, c->device_block, SFCRT_QUEUE_H2D, err);
   } else {
     if (c->bytes)
       st = ck(d, d->drv.fn.cuMemcpyDtoHAsync(c->host_ptr, dev, (size_t)c->bytes, d->q[q]),
@@ -700,6 +1092,10 @@ static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c
       /* the block's compute life is over when its last step has been issued */
       if (st == SFC_OK && d->plan->blocks[c->device_block].last_step < d->current_step)
         va_end(d, c->tensor);
+    } else if (st == SFC_OK && pg) {
+      st = pg_record(d, c->device_block, SFCRT_QUEUE_D2H, err);
+      if (st == SFC_OK && d->plan->blocks[c->device_block].last_step < d->current_step)
+        pg_end(d, c->device_block);
     }
   }
   return leave(d, st, err);
@@ -744,29 +1140,36 @@ static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, vo
   cuda_dev_t *d = self;
   d->current_step = s->index;
   *out_stream = d->q[SFCRT_QUEUE_COMPUTE];
-  if (d->mode != SFCRT_CUDA_VA || d->begin_at[s->index] == d->begin_at[s->index + 1])
+  if (d->mode == SFCRT_CUDA_ARENA || d->begin_at[s->index] == d->begin_at[s->index + 1])
     return SFC_OK;
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
   for (uint32_t i = d->begin_at[s->index]; st == SFC_OK && i < d->begin_at[s->index + 1]; i++)
-    st = va_begin(d, d->plan->blocks[d->begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
+    st = d->mode == SFCRT_CUDA_PAGED
+             ? pg_begin(d, d->begin_idx[i], err)
+             : va_begin(d, d->plan->blocks[d->begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
   return leave(d, st, err);
 }
 
 static sfc_status_t cuda_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
   cuda_dev_t *d = self;
   d->current_step = s->index + 1;
-  if (d->mode != SFCRT_CUDA_VA || d->end_at[s->index] == d->end_at[s->index + 1])
+  if (d->mode == SFCRT_CUDA_ARENA || d->end_at[s->index] == d->end_at[s->index + 1])
     return SFC_OK;
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
+  bool pg = d->mode == SFCRT_CUDA_PAGED;
   for (uint32_t i = d->end_at[s->index]; st == SFC_OK && i < d->end_at[s->index + 1]; i++) {
     uint32_t b = d->end_idx[i], t = d->plan->blocks[b].tensor;
-    st = va_record(d, t, SFCRT_QUEUE_COMPUTE, err);
+    st = pg ? pg_record(d, b, SFCRT_QUEUE_COMPUTE, err) : va_record(d, t, SFCRT_QUEUE_COMPUTE, err);
     /* a swap-out issued after this step ends the block itself */
     uint32_t out = d->swap_out_step[b];
-    if (st == SFC_OK && (out == SFC_PLAN_NONE || out <= s->index))
-      va_end(d, t);
+    if (st == SFC_OK && (out == SFC_PLAN_NONE || out <= s->index)) {
+      if (pg)
+        pg_end(d, b);
+      else
+        va_end(d, t);
+    }
   }
   return leave(d, st, err);
 }
@@ -789,12 +1192,18 @@ static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
   /* every queue drained: the pending unmaps need no wait */
   while (st == SFC_OK && d->mode == SFCRT_CUDA_VA && d->pending_count > 0)
     st = va_reclaim(d, d->pending[d->pending_count - 1], false, err);
+  /* paged: the pending pages stay mapped (the next iteration's blocks may touch them
+   * again), but their users are done */
+  for (size_t i = d->pg_head; st == SFC_OK && d->mode == SFCRT_CUDA_PAGED && i < d->pg_tail; i++)
+    if (d->pg_pend[d->pg_fifo[i]] == d->pg_fifo_seq[i])
+      for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
+        d->pg_last[(size_t)d->pg_fifo[i] * 3 + (size_t)q] = SFC_PLAN_NONE;
   return leave(d, st, err);
 }
 
 static void cuda_stats(void *self, sfcrt_stats_t *stats) {
   cuda_dev_t *d = self;
-  if (d->mode == SFCRT_CUDA_VA && d->va_ready)
+  if (d->mode != SFCRT_CUDA_ARENA && d->va_ready)
     stats->arena_bytes = (uint64_t)d->pool.created * d->pool.chunk_bytes;
 }
 
@@ -821,6 +1230,8 @@ static void cuda_destroy(void *self) {
     }
     if (d->mode == SFCRT_CUDA_VA)
       va_teardown(d);
+    else if (d->mode == SFCRT_CUDA_PAGED)
+      pg_teardown(d);
     if (d->arena_raw)
       d->drv.fn.cuMemFree(d->arena_raw);
     if (d->host)
@@ -844,6 +1255,8 @@ static void cuda_destroy(void *self) {
       d->drv.fn.cuDevicePrimaryCtxRelease(d->device);
   } else if (d->mode == SFCRT_CUDA_VA) {
     va_teardown(d);
+  } else if (d->mode == SFCRT_CUDA_PAGED) {
+    pg_teardown(d);
   }
   if (d->events)
     sfc_free(d->alloc, d->events, (size_t)d->events_cap * sizeof(CUevent));

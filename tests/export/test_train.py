@@ -359,7 +359,7 @@ def fake_cuda(d, lib):
         check(rc == 0 and binfo and binfo["fits_budget"],
               f"{model} at {budget} B: compile rc {rc}: {err.strip()}")
         for plan, swaps in ((f"{model}.plan", False), (f"{model}-b.plan", True)):
-            for mode in ("arena", "va"):
+            for mode in ("arena", "va", "paged"):
                 where = f"at {budget} B" if swaps else "in core"
                 what = f"{model} {where} fake cuda {mode}"
                 r = trained(g, plan, d, what, ["--device", "cuda", "--cuda-mode", mode,

@@ -4,7 +4,7 @@
  * has "error"), 77 no driver or device.
  *
  *   bench_cuda bandwidth [MIB [REPS]]   pinned H2D, D2H and both at once (GB/s)
- *   bench_cuda replay PLAN arena|va [ITERATIONS]
+ *   bench_cuda replay PLAN arena|va|paged [ITERATIONS]
  *                                       session creation time, replay us per step and
  *                                       per iteration (nothing launched: the runtime's
  *                                       own cost, copies and synchronisation included),
@@ -15,8 +15,9 @@
  *                                       ctypes mirror can check itself
  *
  * Timing: wall clock (CLOCK_MONOTONIC) around work that ends in a synchronisation, so
- * the numbers are what the host sees. VA mode's map/unmap cost per step is the
- * difference of the two replay numbers of one plan (gpu-check prints it).
+ * the numbers are what the host sees. VA and paged mode's map/unmap cost per step is
+ * the difference of their replay number and arena mode's for one plan (gpu-check
+ * prints it).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -141,7 +142,9 @@ static int replay(const char *path, const char *mode, long iterations) {
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "cuda";
-  opt.cuda.mode = strcmp(mode, "va") == 0 ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
+  opt.cuda.mode = strcmp(mode, "va") == 0      ? SFCRT_CUDA_VA
+                  : strcmp(mode, "paged") == 0 ? SFCRT_CUDA_PAGED
+                                               : SFCRT_CUDA_ARENA;
   sfcrt_session_t *s = NULL;
   double t0 = now_s();
   int rc = !ext || sfcrt_session_create(plan, &opt, &s, &err) != SFC_OK;
@@ -228,7 +231,7 @@ static int abi(void) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr,
-            "usage: %s bandwidth [MIB [REPS]] | replay PLAN arena|va [ITERATIONS] | "
+            "usage: %s bandwidth [MIB [REPS]] | replay PLAN arena|va|paged [ITERATIONS] | "
             "sessions PLAN | abi\n",
             argv[0]);
     return 2;

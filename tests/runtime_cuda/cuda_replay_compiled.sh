@@ -2,7 +2,7 @@
 # cuda_replay_compiled.sh HARNESS GRAPH[:BATCH]... — compiles each graph at 50 % and 30 %
 # of its in-core peak (out-of-core plans: swaps, homes on the host), verifies each plan
 # and replays them all on the cuda device through HARNESS (test_cuda_device_fake plans):
-# arena and VA mode, reads synchronised and reads left to the stream, and on the fake
+# arena, VA and paged mode, reads synchronised and reads left to the stream, and on the fake
 # driver also with copies run when issued. $SFC is the sfc binary; SFCRT_CUDA_LIBRARY
 # picks the driver (the fake here; unset on a GPU machine: tools/gpu-check). SFC_JOBS
 # graphs are compiled at once (default 1; gpu-check passes its --jobs: compiling the

@@ -1,20 +1,20 @@
-/* test_cuda_device.c — the `cuda` device end to end through the pull loop, in arena and
- * virtual-addressing mode, on hand-built plans with swaps (tests/runtime/rt_plans.c,
+/* test_cuda_device.c — the `cuda` device end to end through the pull loop, in arena,
+ * virtual-addressing and paged mode, on hand-built plans with swaps (tests/runtime/rt_plans.c,
  * tests/plan/plan_examples.c), 3 iterations each.
  *
  * Integrity style, on whatever driver the loader finds: every step writes each output
  * with cuMemsetD32Async(pattern(tensor, iteration)) on the step's stream, and every
  * input is first read back (cuMemcpyDtoHAsync on the step's stream, then a stream
  * synchronize) and compared word by word with the pattern of the iteration that last
- * wrote it. A lost swap, a missing wait, early reuse or (VA mode) a tensor unmapped or
- * remapped without its data shows up as a mismatch naming step, tensor and word.
+ * wrote it. A lost swap, a missing wait, early reuse or (VA and paged mode) memory
+ * unmapped or remapped without its data shows up as a mismatch naming step, tensor and word.
  *
- * CTest runs this program as `test_cuda_device_fake` (label unit, both modes) with
+ * CTest runs this program as `test_cuda_device_fake` (label unit, every mode) with
  * SFCRT_CUDA_LIBRARY pointing at the fake driver (host memory; operations queued per
  * stream and run lazily, so a missing wait is a real race the reader loses; the legacy
  * default stream's implicit ordering; VA on real host mappings), and as
- * `test_cuda_smoke_gpu` (`arena`), `test_cuda_va_gpu` (`va`) and
- * `test_cuda_legacy_gpu` (`legacy`: PyTorch's default stream), label gpu, on the real
+ * `test_cuda_smoke_gpu` (`arena`), `test_cuda_va_gpu` (`va`), `test_cuda_paged_gpu`
+ * (`paged`) and `test_cuda_legacy_gpu` (`legacy`: PyTorch's default stream), label gpu, on the real
  * driver; those exit 77 (skipped) where there is no driver or device. Tests that need
  * the fake's knobs or counters (driver failures, capture, several devices, memory
  * limits) run only on the fake.
@@ -31,6 +31,11 @@
 #include "rt_plans.h"
 #include "sfcrt.h"
 
+static const sfcrt_cuda_mode_t modes[3] = {SFCRT_CUDA_ARENA, SFCRT_CUDA_VA, SFCRT_CUDA_PAGED};
+
+static const char *mode_name(sfcrt_cuda_mode_t m) {
+  return m == SFCRT_CUDA_VA ? "va" : m == SFCRT_CUDA_PAGED ? "paged" : "arena";
+}
 static sfcrt_cuda_driver_t drv;
 
 /* The fake driver's state when SFCRT_CUDA_LIBRARY loaded the fake, else NULL. */
@@ -146,7 +151,7 @@ static int replay_view(sfcrt_plan_t *plan, const sfc_plan_view_t *v, const char 
   sfc_status_t st = plan ? sfcrt_session_create(plan, &opt, &s, &err)
                          : sfcrt_session_create_view(v, &opt, &s, &err);
   if (st == SFC_ERR_UNAVAILABLE) {
-    printf("%s (%s): skipped: %s\n", name, mode == SFCRT_CUDA_VA ? "va" : "arena", err.message);
+    printf("%s (%s): skipped: %s\n", name, mode_name(mode), err.message);
     sfcrt_plan_destroy(plan);
     return 77;
   }
@@ -267,7 +272,7 @@ static int replay_view(sfcrt_plan_t *plan, const sfc_plan_view_t *v, const char 
   if (!(flags & RP_EXPECT_RACE))
     CHECK_EQ_U64(mismatches, 0);
   CHECK(checked > 0);
-  if (fake() && mode == SFCRT_CUDA_VA) {
+  if (fake() && mode != SFCRT_CUDA_ARENA) {
     CHECK_EQ_U64(fake()->mem_creates - creates_before, 0);
     if (fake()->mem_creates != creates_before)
       fprintf(stderr, "%s: %ld cuMemCreate calls inside the iterations\n", name,
@@ -285,7 +290,7 @@ static int replay_view(sfcrt_plan_t *plan, const sfc_plan_view_t *v, const char 
   CHECK_EQ_U64(stats.swaps_out, 3 * (v->swap_count - ins));
   printf("%s (%s): %u steps, %u swaps, %ld inputs checked, %llu bytes swapped out, device "
          "memory %llu bytes\n",
-         name, mode == SFCRT_CUDA_VA ? "va" : "arena", v->step_count, v->swap_count, checked,
+         name, mode_name(mode), v->step_count, v->swap_count, checked,
          (unsigned long long)stats.bytes_swapped_out, (unsigned long long)stats.arena_bytes);
   sfcrt_session_destroy(s);
   CHECK_EQ_U64(count.live_blocks, 0); /* the session and the device freed everything */
@@ -421,15 +426,15 @@ static void test_begin_orders_copies(void) {
 }
 
 /* `plans FILE...`: compiled plans (out-of-core ones: sfc compile --budget), each in
- * arena and VA mode with reads synchronised, then read without a synchronize; on the
+ * arena, VA and paged mode with reads synchronised, then read without a synchronize; on the
  * fake driver also with copies run when issued (a copy that does not wait for the step
  * writing its source, or a swap-in into bytes a step still reads, then loses). */
 static int replay_files(int n, char **paths) {
   int ran = 0, skipped = 0;
   for (int i = 0; i < n; i++) {
-    for (int m = 0; m < (fake() ? 6 : 4); m++) {
-      sfcrt_cuda_mode_t mode = m % 2 ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
-      int flags = m < 2 ? 0 : m < 4 ? RP_ASYNC_READS : RP_ASYNC_READS | RP_EAGER_COPIES;
+    for (int m = 0; m < (fake() ? 9 : 6); m++) {
+      sfcrt_cuda_mode_t mode = modes[m % 3];
+      int flags = m < 3 ? 0 : m < 6 ? RP_ASYNC_READS : RP_ASYNC_READS | RP_EAGER_COPIES;
       sfcrt_plan_t *plan = NULL;
       sfc_error_t err;
       if (sfcrt_plan_load_file(paths[i], NULL, &plan, &err) != SFC_OK) {
@@ -865,6 +870,95 @@ static void test_va_oom_at_create(void) {
   check_fake_released("VA out of memory");
 }
 
+/* Paged mode maps only the pages live blocks touch. x (64 KiB, persistent) has page 0;
+ * six 32 KiB tensors t1 .. t6 follow, two to a page (t1 and t2 share page 1, t3 and t4
+ * page 2, t5 and t6 page 3 — the fake's granularity is 64 KiB), t(i) live over steps
+ * i - 1 .. i:
+ *
+ *   step  op     reads  writes  pages touched by live blocks
+ *   0     relu1  x      t1      0, 1
+ *   1     relu2  t1     t2      0, 1
+ *   2     relu3  t2     t3      0, 1, 2   (page 1 free after the step: t1, t2 ended)
+ *   3     relu4  t3     t4      0, 2
+ *   4     relu5  t4     t5      0, 2, 3
+ *   5     relu6  t5     t6      0, 3
+ *
+ * so the pool is 3 chunks (192 KiB) where the arena is 4 pages (256 KiB). Step 4 needs
+ * page 1's chunk, whose last users are t1's reader (step 1) and t2's (step 2): the device
+ * must wait for the later one before it unmaps (the fake checks: an unmap under a queued
+ * operation is a violation). With one chunk less of device memory the session fails at
+ * creation; with exactly the pool it runs. */
+static void test_paged_pages(void) {
+  fake_cuda_state_t *f = fake();
+  if (!f)
+    return;
+  const uint64_t page = 64 * 1024;
+  pb_t *b = pb_new();
+  uint32_t relu = pb_str(b, "relu");
+  uint32_t prev = pb_tensor(b, "x", page, SFC_KIND_INPUT);
+  uint32_t prev_block = pb_block(b, prev, 0, page, 0, 5, SFC_BLOCK_PERSISTENT);
+  for (uint32_t i = 1; i <= 6; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "t%u", i);
+    uint32_t t = pb_tensor(b, name, page / 2, i == 6 ? SFC_KIND_OUTPUT : SFC_KIND_ACTIVATION);
+    snprintf(name, sizeof name, "relu%u", i);
+    uint32_t op = pb_op(b, name, PB_LIST(prev), PB_LIST(t));
+    pb_op_at(b, op)->type = relu;
+    uint32_t blk = pb_block(b, t, page + (i - 1) * (page / 2), page / 2, i - 1, i == 6 ? 5 : i, 0);
+    pb_step(b, op, PB_LIST(prev_block, blk));
+    prev = t;
+    prev_block = blk;
+  }
+  pb_fit_arenas(b);
+  pb_header(b)->budget_bytes = pb_header(b)->arena_bytes;
+  pb_meta(b)->graph_op_count = 6;
+  pb_meta(b)->graph_tensor_count = 7;
+  pb_meta(b)->in_core_peak_bytes = pb_meta(b)->lower_bound_bytes = pb_header(b)->arena_bytes;
+  CHECK_EQ_U64(pb_header(b)->arena_bytes, 4 * page);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "cuda";
+  opt.cuda.mode = SFCRT_CUDA_PAGED;
+  opt.cuda.va_chunk_bytes = page;
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_session_t *s = NULL;
+  sfc_error_t err;
+  CHECK_EQ_U64(sfcrt_session_create(plan, &opt, &s, &err), SFC_OK);
+  sfcrt_stats_t stats = {0};
+  if (s)
+    sfcrt_session_stats(s, &stats);
+  CHECK_EQ_U64(stats.arena_bytes, 3 * page);
+  sfcrt_session_destroy(s);
+  s = NULL;
+  f->mem_limit = 3 * page - 1; /* one chunk short */
+  sfc_status_t st = sfcrt_session_create(plan, &opt, &s, &err);
+  CHECK_EQ_U64(st, SFC_ERR_OUT_OF_MEMORY);
+  if (st == SFC_ERR_OUT_OF_MEMORY)
+    CHECK(strstr(err.message, "cuda paged mode: chunk pool") != NULL);
+  sfcrt_session_destroy(s);
+  s = NULL;
+  f->mem_limit = 3 * page; /* exactly the page peak: every iteration reuses the chunks */
+  CHECK_EQ_U64(replay_opt(b, "paged chain", SFCRT_CUDA_PAGED, &opt, 0), 0);
+  /* reads left to the stream: nothing has run when a chunk is needed, so at step 4 of
+   * every iteration the device waits for page 1's last reader — 3 waits more than the
+   * same replay in arena mode (the other maps find pages whose users are done: the last
+   * iteration's, drained at its end) */
+  f->mem_limit = 0;
+  long waits = f->spin_waits;
+  CHECK_EQ_U64(replay_opt(b, "paged chain, async reads", SFCRT_CUDA_ARENA, NULL, RP_ASYNC_READS),
+               0);
+  long arena_waits = f->spin_waits - waits;
+  f->mem_limit = 3 * page;
+  waits = f->spin_waits;
+  CHECK_EQ_U64(replay_opt(b, "paged chain, async reads", SFCRT_CUDA_PAGED, &opt, RP_ASYNC_READS),
+               0);
+  CHECK_EQ_U64(f->spin_waits - waits, arena_waits + 3);
+  f->mem_limit = 0;
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+  check_fake_released("paged chain");
+}
+
 /* Two sessions alive in one process, destroyed in turn, then a third: each keeps its
  * own streams and memory and the driver stays usable (runs on a GPU too). */
 static void test_two_sessions(void) {
@@ -898,19 +992,19 @@ static void release_driver(void) {
 }
 
 int main(int argc, char **argv) {
-  /* argv[1]: "arena", "va" or "legacy" (both modes on PyTorch's default stream) to run
-   * one of them (the gpu tests), nothing for all */
-  int want[3] = {1, 1, 1};
+  /* argv[1]: "arena", "va", "paged" or "legacy" (the three modes on PyTorch's default
+   * stream) to run one of them (the gpu tests), nothing for all */
+  int want[4] = {1, 1, 1, 1};
   int files = argc > 1 && strcmp(argv[1], "plans") == 0;
   if (argc > 1 && !files) {
-    const char *names[3] = {"arena", "va", "legacy"};
+    const char *names[4] = {"arena", "va", "paged", "legacy"};
     int found = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
       want[i] = strcmp(argv[1], names[i]) == 0;
       found |= want[i];
     }
     if (!found) {
-      fprintf(stderr, "usage: %s [arena|va|legacy | plans FILE...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [arena|va|paged|legacy | plans FILE...]\n", argv[0]);
       return 2;
     }
   }
@@ -938,12 +1032,12 @@ int main(int argc, char **argv) {
   }
 
   int skipped = 0, ran = 0;
-  for (int m = 0; m < 4; m++) {
-    /* 0 arena, 1 va, 2 and 3: arena and va on the default stream */
-    if (!want[m < 2 ? m : 2])
+  for (int m = 0; m < 6; m++) {
+    /* 0 arena, 1 va, 2 paged, 3 .. 5: the three on the default stream */
+    if (!want[m < 3 ? m : 3])
       continue;
-    sfcrt_cuda_mode_t mode = m % 2 ? SFCRT_CUDA_VA : SFCRT_CUDA_ARENA;
-    int flags = m >= 2 ? RP_DEFAULT_STREAM : 0;
+    sfcrt_cuda_mode_t mode = modes[m % 3];
+    int flags = m >= 3 ? RP_DEFAULT_STREAM : 0;
     static const char *const names[] = {"swap plan", "chain of 8", "example_full", "prefetch"};
     for (int p = 0; p < 4; p++) {
       pb_t *b = pb_new();
@@ -975,6 +1069,7 @@ int main(int argc, char **argv) {
     RUN(test_destroy_push_fails);
     RUN(test_blocking_sync);
     RUN(test_va_oom_at_create);
+    RUN(test_paged_pages);
     RUN(test_two_sessions);
   } else if (ran > 0 && want[1]) {
     RUN(test_va_non_power_of_two_chunk); /* the real driver's alignment rule */

@@ -176,6 +176,53 @@ static void test_map_failures(void) {
   }
 }
 
+/* Single chunks at addresses of the caller's own reservation (paged mode's pages): data
+ * survives, the pool's limit is a clear error, a failing driver call leaves the address
+ * unmapped and the chunk in the pool, an unmapped chunk is reused. */
+static void test_chunk_at(void) {
+  sfcrt_cuda_va_pool_t p;
+  sfc_error_t err;
+  setup();
+  CHECK_EQ_U64(sfcrt_cuda_va_pool_init(&p, &drv, 0, 0, 2 * G, 2 * G, NULL, &err), SFC_OK);
+  CUdeviceptr base = 0;
+  CHECK_EQ_U64(drv.fn.cuMemAddressReserve(&base, 4 * G, 0, 0, 0), CUDA_SUCCESS);
+  CUmemGenericAllocationHandle h[4] = {0};
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_map(&p, base + 3 * G, &h[3], &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_map(&p, base + 1 * G, &h[1], &err), SFC_OK);
+  memset((void *)(uintptr_t)(base + 3 * G), 0x5a, G);
+  CHECK(((unsigned char *)(uintptr_t)(base + 3 * G))[G - 1] == 0x5a);
+  CHECK_EQ_U64(sfcrt_cuda_va_pool_mapped(&p), 2);
+  check_pool(&p);
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_map(&p, base, &h[0], &err), SFC_ERR_DOES_NOT_FIT);
+  CHECK(strstr(err.message, "all 2 chunks") != NULL);
+  CHECK_EQ_U64(h[0], 0);
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_unmap(&p, base + 1 * G, h[1], &err), SFC_OK);
+  static const char *const calls[] = {"cuMemMap", "cuMemSetAccess"};
+  for (int i = 0; i < 2; i++) {
+    fake_cuda_state()->fail_name = calls[i];
+    fake_cuda_state()->fail_nth = 1;
+    fake_cuda_state()->fail_seen_ = 0;
+    fake_cuda_state()->fail_result = CUDA_ERROR_INVALID_VALUE;
+    CHECK_EQ_U64(sfcrt_cuda_va_chunk_map(&p, base, &h[0], &err), SFC_ERR_DEVICE);
+    CHECK(strncmp(err.message, calls[i], strlen(calls[i])) == 0);
+    CHECK_EQ_U64(sfcrt_cuda_va_pool_mapped(&p), 1);
+    fake_cuda_state()->fail_name = NULL;
+    check_pool(&p);
+  }
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_map(&p, base, &h[0], &err), SFC_OK); /* the freed chunk */
+  CHECK_EQ_U64(p.created, 2);
+  memset((void *)(uintptr_t)base, 0x11, G);
+  CHECK(((unsigned char *)(uintptr_t)(base + 3 * G))[0] == 0x5a);
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_unmap(&p, base, h[0], &err), SFC_OK);
+  CHECK_EQ_U64(sfcrt_cuda_va_chunk_unmap(&p, base + 3 * G, h[3], &err), SFC_OK);
+  check_pool(&p);
+  CHECK_EQ_U64(drv.fn.cuMemAddressFree(base, 4 * G), CUDA_SUCCESS);
+  CHECK_EQ_U64(sfcrt_cuda_va_pool_deinit(&p, &err), SFC_OK);
+  CHECK_EQ_U64(fake_cuda_state()->handles_live, 0);
+  CHECK_EQ_U64(fake_cuda_state()->reservations_live, 0);
+  CHECK_EQ_U64(fake_cuda_state()->violations, 0);
+}
+
 static void test_deinit_mapped(void) {
   sfcrt_cuda_va_pool_t p;
   sfcrt_cuda_va_range_t r;
@@ -304,6 +351,7 @@ int main(void) {
   RUN(test_non_power_of_two_chunk);
   RUN(test_map_unmap_reuse);
   RUN(test_map_failures);
+  RUN(test_chunk_at);
   RUN(test_deinit_mapped);
   RUN(test_failing_setup);
   RUN(test_internal_fragmentation);

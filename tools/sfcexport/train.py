@@ -1399,8 +1399,8 @@ def device_setup(args):
             raise TrainError(f"--cuda-mode {args.cuda_mode} applies to --device cuda only")
         return device, HOST, {}
     mode = args.cuda_mode or "arena"
-    if mode not in ("arena", "va"):
-        raise TrainError(f"--cuda-mode {mode}: arena or va")
+    if mode not in ("arena", "va", "paged"):
+        raise TrainError(f"--cuda-mode {mode}: arena, va or paged")
     if args.fake_driver:
         path = os.path.abspath(args.fake_driver)
         if not os.path.isfile(path):

@@ -101,7 +101,6 @@ typedef struct cuda_dev {
   uint64_t next_seq;
   uint32_t pending_count;
   /* paged mode: the plan's arena as one reservation of pg_count pages of one chunk each */
-  bool pg_ready;
   CUdeviceptr pg_base;
   size_t pg_chunk;
   uint32_t pg_count;
@@ -345,59 +344,73 @@ static void life_tables_free(cuda_dev_t *d) {
   d->swap_out_step = d->begin_at = d->end_at = d->begin_idx = d->end_idx = NULL;
 }
 
-/* The most chunks mapped at once over one iteration: the issue order replayed with the
- * device's own begin/end rules (va_begin, va_end in cuda_copy/step_begin/step_end),
- * pending unmaps counted as reclaimed (a map can always wait for them). live[t] says
- * whether tensor t is mapped. O(blocks + swaps + steps). */
-static uint64_t va_peak_chunks(const cuda_dev_t *d, const uint64_t *chunks, uint8_t *live) {
+/* What a block's begin or end maps or frees, for the pool-sizing replay: VA mode counts
+ * the chunks of the block's tensor (once per tensor), paged mode the pages whose count of
+ * live blocks leaves or returns to 0. */
+typedef struct peak_counter {
+  uint64_t (*begin)(struct peak_counter *c, uint32_t block); /* units newly mapped */
+  uint64_t (*end)(struct peak_counter *c, uint32_t block);   /* units freed */
+  const cuda_dev_t *d;
+  const uint64_t *chunks; /* VA: [tensor] chunks of its range */
+  uint32_t *refs;         /* paged: [page] live blocks touching it */
+  uint8_t *live;          /* VA: [tensor] mapped; paged: [block] live */
+} peak_counter_t;
+
+/* The most units mapped at once over one iteration: the issue order replayed with the
+ * device's own begin/end rules (persistent blocks first; swaps at their issue step, a
+ * swap-in beginning its block and a swap-out issued after the block's last step ending
+ * it; step_begin/step_end as cuda_step_begin/cuda_step_end), pending unmaps counted as
+ * reclaimed (a map can always wait for them). O(blocks + swaps + steps) counter calls. */
+static uint64_t replay_peak(const cuda_dev_t *d, peak_counter_t *c) {
   const sfc_plan_view_t *v = d->plan;
   uint64_t mapped = 0, peak = 0;
-  for (uint32_t b = 0; b < v->block_count; b++) {
-    const sfc_plan_block_t *x = &v->blocks[b];
-    if ((x->flags & SFC_BLOCK_PERSISTENT) && !(x->flags & SFC_BLOCK_EXTERNAL) && !live[x->tensor]) {
-      live[x->tensor] = 1;
-      mapped += chunks[x->tensor];
-    }
-  }
+  for (uint32_t b = 0; b < v->block_count; b++)
+    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
+      mapped += c->begin(c, b);
   peak = mapped;
   uint32_t next_swap = 0;
   for (uint32_t k = 0; k <= v->step_count; k++) {
     for (; next_swap < v->swap_count && v->swaps[next_swap].issue_step == k; next_swap++) {
       const sfc_plan_swap_t *w = &v->swaps[next_swap];
-      const sfc_plan_block_t *x = &v->blocks[w->device_block];
-      if (!block_managed(x))
+      uint32_t b = w->device_block;
+      if (!block_managed(&v->blocks[b]))
         continue;
-      if (w->direction == SFC_SWAP_IN && !live[w->tensor]) {
-        live[w->tensor] = 1;
-        mapped += chunks[w->tensor];
-      } else if (w->direction == SFC_SWAP_OUT && x->last_step < k && live[w->tensor]) {
-        live[w->tensor] = 0;
-        mapped -= chunks[w->tensor];
-      }
+      if (w->direction == SFC_SWAP_IN)
+        mapped += c->begin(c, b);
+      else if (v->blocks[b].last_step < k)
+        mapped -= c->end(c, b);
       if (mapped > peak)
         peak = mapped;
     }
     if (k == v->step_count)
       break;
-    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++) {
-      uint32_t t = v->blocks[d->begin_idx[i]].tensor;
-      if (!live[t]) {
-        live[t] = 1;
-        mapped += chunks[t];
-      }
-    }
+    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++)
+      mapped += c->begin(c, d->begin_idx[i]);
     if (mapped > peak)
       peak = mapped;
     for (uint32_t i = d->end_at[k]; i < d->end_at[k + 1]; i++) {
-      uint32_t b = d->end_idx[i], t = v->blocks[b].tensor;
-      uint32_t out = d->swap_out_step[b];
-      if ((out == SFC_PLAN_NONE || out <= k) && live[t]) {
-        live[t] = 0;
-        mapped -= chunks[t];
-      }
+      uint32_t b = d->end_idx[i], out = d->swap_out_step[b];
+      if (out == SFC_PLAN_NONE || out <= k)
+        mapped -= c->end(c, b);
     }
   }
   return peak;
+}
+
+static uint64_t va_count_begin(peak_counter_t *c, uint32_t b) {
+  uint32_t t = c->d->plan->blocks[b].tensor;
+  if (c->live[t])
+    return 0;
+  c->live[t] = 1;
+  return c->chunks[t];
+}
+
+static uint64_t va_count_end(peak_counter_t *c, uint32_t b) {
+  uint32_t t = c->d->plan->blocks[b].tensor;
+  if (!c->live[t])
+    return 0;
+  c->live[t] = 0;
+  return c->chunks[t];
 }
 
 /* The chunk pool of VA and paged mode: exactly `peak` chunks, created now (it never
@@ -480,7 +493,8 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
     for (uint32_t t = 0; t < nt; t++)
       need[t] = need[t] ? (need[t] + chunk - 1) / chunk : 0;
     uint8_t *live = sfc_calloc(a, ntc, 1);
-    uint64_t peak = live ? va_peak_chunks(d, need, live) : 0;
+    peak_counter_t c = {va_count_begin, va_count_end, d, need, NULL, live};
+    uint64_t peak = live ? replay_peak(d, &c) : 0;
     if (live)
       sfc_free(a, live, ntc);
     if (!live)
@@ -697,62 +711,31 @@ static void pg_end(cuda_dev_t *d, uint32_t b) {
   }
 }
 
-/* The most pages mapped at once over one iteration: the issue order replayed with the
- * device's own begin/end rules, pending pages counted as reclaimed (a map can always
- * wait for them) — the plan's page peak at this chunk size. refs[] starts zeroed, live[]
- * too. O(blocks + swaps + steps + pages touched). */
-static uint64_t pg_peak_pages(const cuda_dev_t *d, uint32_t *refs, uint8_t *live) {
-  const sfc_plan_view_t *v = d->plan;
-  uint64_t mapped = 0, peak = 0;
+/* Paged mode's counter for replay_peak: the pages whose count of live blocks leaves 0 at
+ * a block's begin, or returns to it at its end — the plan's page peak at this chunk size.
+ * live[] is per block (a block begins once, ends once). */
+static uint64_t pg_count_begin(peak_counter_t *c, uint32_t b) {
   uint32_t first, last;
-#define PG_ADD(b)                                                                                  \
-  do {                                                                                             \
-    live[b] = 1;                                                                                   \
-    if (pg_span(d, b, &first, &last))                                                              \
-      for (uint32_t p = first; p <= last; p++)                                                     \
-        mapped += refs[p]++ == 0;                                                                  \
-  } while (0)
-#define PG_DEL(b)                                                                                  \
-  do {                                                                                             \
-    live[b] = 0;                                                                                   \
-    if (pg_span(d, b, &first, &last))                                                              \
-      for (uint32_t p = first; p <= last; p++)                                                     \
-        mapped -= --refs[p] == 0;                                                                  \
-  } while (0)
-  for (uint32_t b = 0; b < v->block_count; b++)
-    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
-      PG_ADD(b);
-  peak = mapped;
-  uint32_t next_swap = 0;
-  for (uint32_t k = 0; k <= v->step_count; k++) {
-    for (; next_swap < v->swap_count && v->swaps[next_swap].issue_step == k; next_swap++) {
-      const sfc_plan_swap_t *w = &v->swaps[next_swap];
-      uint32_t b = w->device_block;
-      if (!block_managed(&v->blocks[b]))
-        continue;
-      if (w->direction == SFC_SWAP_IN && !live[b])
-        PG_ADD(b);
-      else if (w->direction == SFC_SWAP_OUT && v->blocks[b].last_step < k && live[b])
-        PG_DEL(b);
-      if (mapped > peak)
-        peak = mapped;
-    }
-    if (k == v->step_count)
-      break;
-    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++)
-      if (!live[d->begin_idx[i]])
-        PG_ADD(d->begin_idx[i]);
-    if (mapped > peak)
-      peak = mapped;
-    for (uint32_t i = d->end_at[k]; i < d->end_at[k + 1]; i++) {
-      uint32_t b = d->end_idx[i], out = d->swap_out_step[b];
-      if ((out == SFC_PLAN_NONE || out <= k) && live[b])
-        PG_DEL(b);
-    }
-  }
-#undef PG_ADD
-#undef PG_DEL
-  return peak;
+  uint64_t n = 0;
+  if (c->live[b])
+    return 0;
+  c->live[b] = 1;
+  if (pg_span(c->d, b, &first, &last))
+    for (uint32_t p = first; p <= last; p++)
+      n += c->refs[p]++ == 0;
+  return n;
+}
+
+static uint64_t pg_count_end(peak_counter_t *c, uint32_t b) {
+  uint32_t first, last;
+  uint64_t n = 0;
+  if (!c->live[b])
+    return 0;
+  c->live[b] = 0;
+  if (pg_span(c->d, b, &first, &last))
+    for (uint32_t p = first; p <= last; p++)
+      n += --c->refs[p] == 0;
+  return n;
 }
 
 /* Reserves the arena's pages, sizes and creates the chunk pool (the page peak), creates
@@ -789,7 +772,8 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
     if (!d->pg_handle || !d->pg_refs || !d->pg_last || !d->pg_pend || !d->pg_fifo ||
         !d->pg_fifo_seq || !d->pg_ev || !d->pg_ev_seq || !d->pg_ev_done || !live)
       st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda paged mode: out of memory for tables");
-    uint64_t peak = st == SFC_OK ? pg_peak_pages(d, d->pg_refs, live) : 0;
+    peak_counter_t c = {pg_count_begin, pg_count_end, d, NULL, d->pg_refs, live};
+    uint64_t peak = st == SFC_OK ? replay_peak(d, &c) : 0;
     if (live)
       sfc_free(a, live, nbc);
     if (st == SFC_OK) {
@@ -809,7 +793,6 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
                          "cuda paged mode: the reserved arena at 0x%llx is not aligned to the "
                          "plan's %u bytes (use arena mode)",
                          (unsigned long long)d->pg_base, alignment);
-    d->pg_ready = st == SFC_OK;
   }
   unsigned ev_flags = CU_EVENT_DISABLE_TIMING | d->sync_flags;
   for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
@@ -1052,7 +1035,7 @@ static void *cuda_block_address(void *self, uint32_t block) {
   if (d->mode == SFCRT_CUDA_VA)
     return (void *)(uintptr_t)d->ranges[b->tensor].base;
   if (d->mode == SFCRT_CUDA_PAGED)
-    return d->pg_ready ? (void *)(uintptr_t)(d->pg_base + b->offset) : NULL;
+    return d->pg_base ? (void *)(uintptr_t)(d->pg_base + b->offset) : NULL;
   return d->arena_bytes ? (void *)(uintptr_t)(d->arena + b->offset) : NULL;
 }
 

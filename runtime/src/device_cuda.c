@@ -613,25 +613,46 @@ static sfc_status_t pg_reclaim(cuda_dev_t *d, uint32_t p, bool block, sfc_error_
   return sfcrt_cuda_va_chunk_unmap(&d->pool, pg_at(d, p), h, err);
 }
 
-static bool pg_events_done(cuda_dev_t *d, uint32_t p) {
+/* What one reclaim scan has learnt of each queue: the sequence number of the earliest
+ * record it found not complete, 0 if none. A stream completes its records in order, so a
+ * later record on that queue has not completed either and is not queried: a record is
+ * queried only when it is older than every incomplete one the scan found on its queue
+ * (pages go pending in about the order of their last users' records, so a scan queries
+ * about one incomplete record per queue, not one per pending page). */
+typedef struct {
+  uint64_t not_done[SFCRT_QUEUE_COUNT];
+} pg_scan_t;
+
+static bool pg_events_done(cuda_dev_t *d, uint32_t p, pg_scan_t *scan) {
   for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) {
     uint32_t b = d->pg_last[(size_t)p * 3 + (size_t)q];
-    if (b != SFC_PLAN_NONE && !pg_event_done(d, b, q))
+    if (b == SFC_PLAN_NONE)
+      continue;
+    uint64_t seq = d->pg_ev_seq[(size_t)b * 3 + (size_t)q];
+    if (d->pg_ev_done[(size_t)b * 3 + (size_t)q] == seq)
+      continue;
+    if (scan->not_done[q] && seq >= scan->not_done[q])
       return false;
+    if (!pg_event_done(d, b, q)) {
+      scan->not_done[q] = seq;
+      return false;
+    }
   }
   return true;
 }
 
 /* Makes `need` chunks free: first the pending pages whose events have completed, oldest
- * first, without waiting; then the oldest pending page after waiting for its events.
+ * first, without waiting (one scan of the FIFO, pg_scan_t); then the oldest pending
+ * page after waiting for its events.
  * The FIFO holds stale entries (pages touched again, or reclaimed); it is compacted
  * when full. */
 static sfc_status_t pg_make_room(cuda_dev_t *d, size_t need, sfc_error_t *err) {
   if (d->pool.free_count >= need)
     return SFC_OK;
+  pg_scan_t scan = {{0}};
   for (size_t i = d->pg_head; i < d->pg_tail && d->pool.free_count < need; i++) {
     uint32_t p = d->pg_fifo[i];
-    if (d->pg_pend[p] == d->pg_fifo_seq[i] && pg_events_done(d, p))
+    if (d->pg_pend[p] == d->pg_fifo_seq[i] && pg_events_done(d, p, &scan))
       SFC_TRY(pg_reclaim(d, p, false, err));
   }
   while (d->pg_head < d->pg_tail &&

@@ -955,6 +955,7 @@ static CUresult CUDAAPI f_cuEventSynchronize(CUevent e) {
 }
 static CUresult CUDAAPI f_cuEventQuery(CUevent e) {
   ENTER("cuEventQuery");
+  st_.event_queries++;
   fake_event_t *x = event_of(e);
   if (!x)
     return CUDA_ERROR_INVALID_HANDLE;

@@ -88,6 +88,7 @@ typedef struct fake_cuda_state {
   long mem_allocs;           /* cuMemAlloc calls that succeeded */
   uint64_t device_bytes;     /* live cuMemAlloc + cuMemCreate bytes */
   long spin_waits;           /* stream/context syncs, syncs on non-blocking-sync events */
+  long event_queries;        /* cuEventQuery calls */
   long blocking_waits;       /* cuEventSynchronize on CU_EVENT_BLOCKING_SYNC events */
   long ops_run, ops_skipped; /* queued operations run / skipped for a violation */
   long captured_ops;         /* operations queued on a capturing stream */

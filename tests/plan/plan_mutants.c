@@ -21,12 +21,16 @@
  *             tensors bound to zeroed memory; and the sim device, 2 iterations;
  *             and, where the cuda device is built, the cuda device on the fake driver
  *             (tests/runtime_cuda/fake_cuda.h: lazy asynchronous streams, VA ranges
- *             on real host mappings) in arena and in VA mode, 2 iterations: every step
+ *             on real host mappings) in arena, VA and paged mode, 2 iterations: every step
  *             writes a byte pattern of (tensor, iteration) over its outputs and reads
  *             back and compares its inputs; a mismatch, a session error or a fake
  *             driver violation (an unmapped range touched, a range unmapped while a
- *             queued copy still uses it) is a failure;
- *   skipped   accepted but not replayed: arenas or external tensors above 64 MiB, or (VA mode only)
+ *             queued copy still uses it) is a failure (the seeds' arenas are under
+ *             1 KiB, one page of the fake's 64 KiB granularity: paged mode maps that
+ *             page and never reclaims here — its reclaim is test_cuda_device_fake's
+ *             paged tests' and cuda_replay_compiled's);
+ *   skipped   accepted but not replayed: arenas or external tensors above 64 MiB, or (VA and
+ *             paged mode only)
  *             META.va_chunk_bytes above 64 MiB (how much memory a replay may take is
  *             a resource, not a plan rule) — counted, never hidden.
  *
@@ -236,10 +240,11 @@ static sfc_status_t replay_cuda(const sfc_plan_view_t *v, sfcrt_cuda_mode_t mode
   opt.cuda.mode = mode;
   sfcrt_session_t *s = NULL;
   sfc_status_t st = sfcrt_session_create_view(v, &opt, &s, err);
-  if (st == SFC_ERR_UNAVAILABLE) { /* VA mode needs one block per tensor at a time */
+  if (st == SFC_ERR_UNAVAILABLE) { /* VA mode needs one block per tensor at a time; VA
+                                     and paged mode an arena aligned as reserved */
     sfcrt_session_destroy(s);
     cuda_done();
-    return SFC_OK;
+    return st;
   }
   uint32_t nt = v->tensor_count ? v->tensor_count : 1;
   CUdeviceptr *ext = calloc(nt, sizeof *ext);
@@ -352,18 +357,24 @@ int main(int argc, char **argv) {
   }
   if (seed_count == 0)
     usage();
-  enum { MODES = 5, VERIFIER = MODES };
-  static const char *const mode_name[MODES + 1] = {
-      "host+integrity lag=copies", "host+integrity lag=compute", "sim",
-      "cuda (fake driver) arena",  "cuda (fake driver) VA",      "verifier"};
+  enum { MODES = 6, VERIFIER = MODES };
+  static const char *const mode_name[MODES + 1] = {"host+integrity lag=copies",
+                                                   "host+integrity lag=compute",
+                                                   "sim",
+                                                   "cuda (fake driver) arena",
+                                                   "cuda (fake driver) VA",
+                                                   "cuda (fake driver) paged",
+                                                   "verifier"};
+  static const sfcrt_cuda_mode_t cuda_mode[MODES] = {
+      0, 0, 0, SFCRT_CUDA_ARENA, SFCRT_CUDA_VA, SFCRT_CUDA_PAGED};
   int modes = 3;
 #if CENSUS_CUDA
   if (cuda_init())
-    modes = 5;
+    modes = MODES;
 #endif
   long reached = 0, accepted = 0, disagree = 0, failed = 0, skipped = 0, shown = 0, va_skipped = 0;
   long compared = 0;
-  long fail_mode[MODES] = {0};
+  long fail_mode[MODES] = {0}, unavailable[MODES] = {0};
   for (long i = 0; i < count; i++) {
     const seed_t *s = &seeds[i % seed_count];
     uint8_t *d = malloc(s->size ? s->size : 1);
@@ -418,10 +429,10 @@ int main(int argc, char **argv) {
           r = replay(v, "sim", 0, &e);
 #if CENSUS_CUDA
         else if (m == 3 || v->meta.va_chunk_bytes <= REPLAY_ARENAS)
-          r = replay_cuda(v, m == 3 ? SFCRT_CUDA_ARENA : SFCRT_CUDA_VA, &e);
+          r = replay_cuda(v, cuda_mode[m], &e);
         else {
           r = SFC_OK; /* a chunk above 64 MiB: a resource, not a rule (counted below) */
-          va_skipped++;
+          va_skipped += m == 4;
         }
 #else
         else
@@ -429,6 +440,10 @@ int main(int argc, char **argv) {
 #endif
         if (r == SFC_OK)
           continue;
+        if (r == SFC_ERR_UNAVAILABLE) { /* the mode refused the plan at session creation */
+          unavailable[m]++;
+          continue;
+        }
         fail_mode[m]++;
         if (!modes_failed++) {
           failed++;
@@ -462,11 +477,14 @@ int main(int argc, char **argv) {
   for (int m = 0; m < modes; m++)
     printf("%s %ld %s", m ? "," : " (", fail_mode[m], mode_name[m]);
   printf("), %ld not replayed (arena or external tensor > 64 MiB)", skipped);
-  if (modes == 5)
-    printf(", %ld not replayed in VA mode (META.va_chunk_bytes > 64 MiB)", va_skipped);
+  if (modes == MODES)
+    printf(", %ld not replayed in VA and paged mode (META.va_chunk_bytes > 64 MiB), %ld refused "
+           "by VA mode and %ld by paged mode (SFC_ERR_UNAVAILABLE: a tensor with two blocks, an "
+           "arena aligned beyond the reservation's)",
+           va_skipped, unavailable[4], unavailable[5]);
   printf("\n");
 #if CENSUS_CUDA
-  if (modes == 5)
+  if (modes == MODES)
     sfcrt_cuda_driver_unload(&drv);
 #endif
   for (int i = 0; i < seed_count; i++)

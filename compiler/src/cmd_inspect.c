@@ -72,6 +72,10 @@ static void print_text(const char *path, const sfc_plan_view_t *v, bool blocks, 
   printf("  profile           %s\n", sfc_name_shown(sfc_plan_string(v, v->meta.profile_name), n1));
   printf("  arena             %s (%" PRIu64 " B), alignment %u\n",
          sfc_format_size(h->arena_bytes, a, sizeof a), h->arena_bytes, h->alignment);
+  if (sfc_plan_paged(v)) /* 1.7 */
+    printf("  paged             pages of %s, at most %s touched at once (%" PRIu64 " B)\n",
+           sfc_format_size(v->meta.va_chunk_bytes, a, sizeof a),
+           sfc_format_size(v->meta.page_peak_bytes, b, sizeof b), v->meta.page_peak_bytes);
   printf("  budget            %s%s\n", sfc_format_size(h->budget_bytes, a, sizeof a),
          h->flags & SFC_PLAN_OVER_BUDGET ? " (over budget)" : "");
   printf("  host arena        %s\n", sfc_format_size(h->host_arena_bytes, a, sizeof a));
@@ -137,6 +141,8 @@ static cJSON *to_json(const sfc_plan_view_t *v) {
   ok = ok && add_num(root, "budget_bytes", (double)v->header.budget_bytes);
   ok = ok &&
        cJSON_AddBoolToObject(root, "over_budget", (v->header.flags & SFC_PLAN_OVER_BUDGET) != 0);
+  ok = ok && cJSON_AddBoolToObject(root, "paged", sfc_plan_paged(v) != 0);
+  ok = ok && add_num(root, "page_peak_bytes", (double)v->meta.page_peak_bytes);
   ok = ok && add_num(root, "alignment", v->header.alignment);
   ok = ok && add_num(root, "in_core_peak_bytes", (double)v->meta.in_core_peak_bytes);
   ok = ok && add_num(root, "lower_bound_bytes", (double)v->meta.lower_bound_bytes);
@@ -382,11 +388,17 @@ static int run_verify(int argc, char **argv) {
     sfcrt_plan_destroy(plan);
     return sfc_cli_fail(&err);
   }
-  char a[32], b[32], shown[SFC_PATH_SHOWN_BYTES];
-  printf("%s: ok: %u steps, %u blocks, %u swaps; arena %s within budget %s; "
+  char a[32], b[32], c[32], shown[SFC_PATH_SHOWN_BYTES];
+  char need[96];
+  if (sfc_plan_paged(v)) /* 1.7: the pages touched at once are what must fit */
+    snprintf(need, sizeof need, "paged arena %s, its pages %s at most,",
+             sfc_format_size(v->header.arena_bytes, a, sizeof a),
+             sfc_format_size(v->meta.page_peak_bytes, c, sizeof c));
+  else
+    snprintf(need, sizeof need, "arena %s", sfc_format_size(v->header.arena_bytes, a, sizeof a));
+  printf("%s: ok: %u steps, %u blocks, %u swaps; %s within budget %s; "
          "%" PRIu64 " block reuses ordered\n",
-         sfc_cli_path_shown(path, shown), stats.steps, stats.blocks, stats.swaps,
-         sfc_format_size(v->header.arena_bytes, a, sizeof a),
+         sfc_cli_path_shown(path, shown), stats.steps, stats.blocks, stats.swaps, need,
          v->header.budget_bytes ? sfc_format_size(v->header.budget_bytes, b, sizeof b) : "(none)",
          stats.reuse_checks);
   sfcrt_plan_destroy(plan);

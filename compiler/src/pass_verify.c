@@ -265,11 +265,64 @@ static sfc_status_t check_schedule_refs(vctx_t *c) {
 
 static sfc_status_t check_header(vctx_t *c) {
   const sfc_plan_header_t *h = &c->v->header;
-  bool over = h->budget_bytes && h->arena_bytes > h->budget_bytes;
+  uint64_t need = sfc_plan_device_need(c->v); /* 1.7: a paged arena's page peak */
+  bool over = h->budget_bytes && need > h->budget_bytes;
   if (over != ((h->flags & SFC_PLAN_OVER_BUDGET) != 0))
-    return fail(c, "header: the over-budget flag is %s but the arena of %" PRIu64 " bytes %s",
-                over ? "clear" : "set", h->arena_bytes,
-                over ? "is over the budget" : "fits the budget (or there is none)");
+    return fail(c, "header: the over-budget flag is %s but the %s of %" PRIu64 " bytes %s",
+                over ? "clear" : "set", sfc_plan_paged(c->v) ? "paged arena's page peak" : "arena",
+                need, over ? "is over the budget" : "fits the budget (or there is none)");
+  return SFC_OK;
+}
+
+/* ---- 59. a paged arena's page peak (1.7) ------------------------------------ */
+
+/* The device blocks as a packing problem, whose page peak the packers' own sweep
+ * computes (sfc_pack_page_peak): a block lives over [first_step, last + 1), last its
+ * last_step or the issue step of a later swap-out of it (the runtime ends the block at
+ * that copy, issued before the step; an end-of-iteration copy at the last step). */
+static sfc_status_t check_pages(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  if (!sfc_plan_paged(v)) {
+    if (v->header.version_minor >= 7 && v->meta.page_peak_bytes != 0)
+      return fail(c, "meta: page peak %" PRIu64 " bytes, but the arena is not paged (must be 0)",
+                  v->meta.page_peak_bytes);
+    return SFC_OK;
+  }
+  uint64_t page = v->meta.va_chunk_bytes, need = 0;
+  if (page == 0)
+    return fail(c, "meta: the arena is paged but its page size (va_chunk_bytes) is 0");
+  sfc_pack_block_t *pb = malloc((v->block_count + 1u) * sizeof *pb);
+  if (!pb)
+    return no_memory(c);
+  size_t n = 0;
+  for (uint32_t i = 0; i < v->block_count; i++)
+    pb[i] = (sfc_pack_block_t){.size = v->blocks[i].bytes,
+                               .start = v->blocks[i].first_step,
+                               .end = (int64_t)v->blocks[i].last_step + 1,
+                               .offset = v->blocks[i].offset};
+  for (uint32_t w = 0; w < v->swap_count; w++) {
+    const sfc_plan_swap_t *x = &v->swaps[w];
+    int64_t at = x->issue_step < v->step_count ? x->issue_step : (int64_t)v->step_count - 1;
+    if (x->direction == SFC_SWAP_OUT && at + 1 > pb[x->device_block].end)
+      pb[x->device_block].end = at + 1;
+  }
+  for (uint32_t i = 0; i < v->block_count; i++)
+    if (pb[i].size > 0)
+      pb[n++] = pb[i];
+  sfc_pack_problem_t p = {.blocks = pb, .count = n, .alignment = 1};
+  sfc_error_t e;
+  sfc_status_t st = sfc_pack_page_peak(&p, page, &need, &e);
+  free(pb);
+  if (st == SFC_ERR_OUT_OF_MEMORY)
+    return no_memory(c);
+  if (st != SFC_OK)
+    return fail(c, "meta: the page peak cannot be computed: %s", e.message);
+  if (need != v->meta.page_peak_bytes)
+    return fail(c,
+                "meta: page peak %" PRIu64
+                " bytes, but the live device blocks touch at most %" PRIu64 " bytes of %" PRIu64
+                "-byte pages",
+                v->meta.page_peak_bytes, need, page);
   return SFC_OK;
 }
 
@@ -1532,6 +1585,8 @@ sfc_status_t sfc_verify_plan(const sfc_plan_view_t *v, bool check_budget,
   if (st0 == SFC_OK)
     st0 = check_arena(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count,
                       v->header.host_arena_bytes, 1, false);
+  if (st0 == SFC_OK)
+    st0 = check_pages(&c);
   if (st0 != SFC_OK) {
     free(c.home);
     return st0;
@@ -1567,9 +1622,10 @@ sfc_status_t sfc_verify_plan(const sfc_plan_view_t *v, bool check_budget,
       (st = check_reuse(&c, false)) != SFC_OK || (st = check_reuse(&c, true)) != SFC_OK)
     goto done;
 
-  if (check_budget && v->header.budget_bytes && v->header.arena_bytes > v->header.budget_bytes)
-    st = fail(&c, "the arena needs %" PRIu64 " bytes, more than the budget of %" PRIu64,
-              v->header.arena_bytes, v->header.budget_bytes);
+  if (check_budget && v->header.budget_bytes && sfc_plan_device_need(v) > v->header.budget_bytes)
+    st = fail(&c, "the %s needs %" PRIu64 " bytes, more than the budget of %" PRIu64,
+              sfc_plan_paged(v) ? "paged arena" : "arena", sfc_plan_device_need(v),
+              v->header.budget_bytes);
   else if (check_budget && v->header.host_budget_bytes &&
            v->header.host_arena_bytes > v->header.host_budget_bytes)
     st =

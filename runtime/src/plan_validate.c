@@ -435,6 +435,142 @@ static sfc_status_t check_overlaps(vctx_t *c, const char *sec, const sfc_plan_bl
   return s;
 }
 
+/* 59 (1.7): the pages of va_chunk_bytes that live device blocks touch, at most at once.
+ * A block counts from first_step through last_step, and through the issue step of a
+ * swap-out of it issued later (the runtime ends such a block at that copy, before the
+ * step, so counting it at the step bounds what the device holds while it issues the
+ * step's copies; an end-of-iteration copy counts at the last step). A block counted so
+ * may share pages, even bytes, with the next occupant of its bytes: pages are counted
+ * once however many live blocks touch them. The sweep by step keeps a segment tree over
+ * the blocks' page-range ends (compressed) whose nodes hold how many live ranges cover
+ * them whole and the pages covered below: O(n log n). *out_step is a step where the peak
+ * is first reached. */
+typedef struct page_tree {
+  const sort_key_t *x; /* [k] distinct page-range ends, sorted (in .hi) */
+  uint32_t *cover;     /* [4k] live ranges covering the node's pages whole */
+  uint64_t *pages;     /* [4k] pages of the node covered by some live range */
+} page_tree_t;
+
+static void page_tree_add(page_tree_t *t, size_t node, uint32_t l, uint32_t r, uint32_t ql,
+                          uint32_t qr, uint32_t delta) { /* elementary pieces [ql, qr) */
+  if (qr <= l || r <= ql)
+    return;
+  if (ql <= l && r <= qr) {
+    t->cover[node] += delta; /* 1, or UINT32_MAX (-1 modulo 2^32) */
+  } else {
+    uint32_t mid = l + (r - l) / 2;
+    page_tree_add(t, 2 * node, l, mid, ql, qr, delta);
+    page_tree_add(t, 2 * node + 1, mid, r, ql, qr, delta);
+  }
+  if (t->cover[node])
+    t->pages[node] = t->x[r].hi - t->x[l].hi;
+  else
+    t->pages[node] = r - l == 1 ? 0 : t->pages[2 * node] + t->pages[2 * node + 1];
+}
+
+/* The position of offset x among the distinct offsets coord[0..nc) (x is one of them). */
+static uint32_t coord_index(const sort_key_t *coord, uint32_t nc, uint64_t x) {
+  uint32_t lo = 0, hi = nc;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (coord[mid].hi < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static sfc_status_t page_peak(vctx_t *c, uint64_t chunk, uint64_t *out_pages, uint32_t *out_step) {
+  const sfc_plan_view_t *v = c->v;
+  const sfc_plan_block_t *b = v->blocks;
+  uint32_t n = v->block_count, m = 0;
+  *out_pages = 0;
+  *out_step = 0;
+  for (uint32_t i = 0; i < n; i++)
+    m += b[i].bytes > 0;
+  if (m == 0)
+    return SFC_OK;
+  /* x[2m] + by_first[m] + by_last[m] keys, end[n] steps, cover[8m], pages[8m] */
+  size_t bytes =
+      (size_t)m * 4 * sizeof(sort_key_t) + (size_t)n * 4 + (size_t)m * 8 * 4 + (size_t)m * 8 * 8;
+  sort_key_t *x = sfc_alloc(c->a, bytes);
+  if (!x)
+    return oom(c, bytes);
+  memset(x, 0, bytes);
+  sort_key_t *by_first = x + 2 * m, *by_last = by_first + m;
+  uint64_t *pages = (uint64_t *)(by_last + m);
+  uint32_t *cover = (uint32_t *)(pages + (size_t)8 * m), *end = cover + (size_t)8 * m;
+  for (uint32_t i = 0; i < n; i++)
+    end[i] = b[i].last_step;
+  for (uint32_t w = 0; w < v->swap_count; w++) { /* a later swap-out holds its block */
+    const sfc_plan_swap_t *sw = &v->swaps[w];
+    uint32_t at = sw->issue_step < v->step_count ? sw->issue_step : v->step_count - 1;
+    if (sw->direction == SFC_SWAP_OUT && at > end[sw->device_block])
+      end[sw->device_block] = at;
+  }
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (b[i].bytes > 0) {
+      x[2 * j] = (sort_key_t){b[i].offset / chunk, 0};
+      x[2 * j + 1] = (sort_key_t){(b[i].offset + b[i].bytes - 1) / chunk + 1, 0};
+      by_first[j] = (sort_key_t){b[i].first_step, i};
+      by_last[j++] = (sort_key_t){end[i], i};
+    }
+  heap_sort(x, 2 * (size_t)m);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < 2 * m; i++)
+    if (k == 0 || x[k - 1].hi != x[i].hi)
+      x[k++] = x[i];
+  heap_sort(by_first, m);
+  heap_sort(by_last, m);
+  page_tree_t t = {x, cover, pages};
+  j = 0;
+  for (uint32_t f = 0; f < m; f++) {
+    uint32_t y = (uint32_t)by_first[f].lo;
+    for (; j < m && by_last[j].hi < b[y].first_step; j++) {
+      uint32_t z = (uint32_t)by_last[j].lo;
+      page_tree_add(&t, 1, 0, k - 1, coord_index(x, k, b[z].offset / chunk),
+                    coord_index(x, k, (b[z].offset + b[z].bytes - 1) / chunk + 1), UINT32_MAX);
+    }
+    page_tree_add(&t, 1, 0, k - 1, coord_index(x, k, b[y].offset / chunk),
+                  coord_index(x, k, (b[y].offset + b[y].bytes - 1) / chunk + 1), 1);
+    if (pages[1] > *out_pages) {
+      *out_pages = pages[1];
+      *out_step = b[y].first_step;
+    }
+  }
+  sfc_free(c->a, x, bytes);
+  return SFC_OK;
+}
+
+/* 59 (1.7): a PAGED plan's page peak is what its blocks touch; other plans say 0. */
+static sfc_status_t check_pages(vctx_t *c) {
+  const sfc_plan_view_t *v = c->v;
+  if (!sfc_plan_paged(v)) {
+    if (v->header.version_minor >= 7 && v->meta.page_peak_bytes != 0)
+      return sfc_error_set(c->err, SFC_ERR_VERIFY,
+                           "META.page_peak_bytes: %" PRIu64
+                           " in a plan whose arena is not PAGED (must be 0)",
+                           v->meta.page_peak_bytes);
+    return SFC_OK;
+  }
+  uint64_t chunk = v->meta.va_chunk_bytes, pages;
+  uint32_t step;
+  if (chunk == 0)
+    return sfc_error_set(c->err, SFC_ERR_VERIFY,
+                         "META.va_chunk_bytes: 0, but a PAGED arena is made of pages of that size");
+  SFC_TRY(page_peak(c, chunk, &pages, &step));
+  uint64_t need = pages > UINT64_MAX / chunk ? UINT64_MAX : pages * chunk;
+  if (need != v->meta.page_peak_bytes)
+    return sfc_error_set(c->err, SFC_ERR_VERIFY,
+                         "META.page_peak_bytes: %" PRIu64
+                         ", but the device blocks live at step %" PRIu32 " touch %" PRIu64
+                         " pages of %" PRIu64 " bytes (%" PRIu64 " bytes)",
+                         v->meta.page_peak_bytes, step, pages, chunk, need);
+  return SFC_OK;
+}
+
 /* ---- semantics: header and block records ------------------------------------- */
 
 #define VERIFY(cond, ...)                                                                          \
@@ -475,10 +611,18 @@ static uint64_t content_bytes(const sfc_plan_view_t *v, const sfc_plan_block_t *
   return sat_mul(box_elems(&v->boxes[b->box]), elem_bytes(t));
 }
 
-/* 14 */
+/* 14 (1.7: a PAGED plan's need is its page peak) */
 static sfc_status_t check_header(vctx_t *c) {
   const sfc_plan_header_t *h = &c->v->header;
-  int over = h->budget_bytes != 0 && h->arena_bytes > h->budget_bytes;
+  uint64_t need = sfc_plan_device_need(c->v);
+  int over = h->budget_bytes != 0 && need > h->budget_bytes;
+  if (sfc_plan_paged(c->v)) {
+    VERIFY(over == ((h->flags & SFC_PLAN_OVER_BUDGET) != 0),
+           "header: a PAGED plan needs META.page_peak_bytes %" PRIu64 " (arena_bytes %" PRIu64
+           " virtual), %s budget_bytes %" PRIu64 ", but flags %s OVER_BUDGET",
+           need, h->arena_bytes, over ? "over" : "within", h->budget_bytes, over ? "lack" : "say");
+    return SFC_OK;
+  }
   if (over)
     VERIFY(h->flags & SFC_PLAN_OVER_BUDGET,
            "header: arena_bytes %" PRIu64 " exceed budget_bytes %" PRIu64
@@ -1657,19 +1801,6 @@ static uint32_t reuse_culprit(const vctx_t *c, const sfc_plan_block_t *blocks, u
   return best;
 }
 
-/* The position of offset x among the distinct offsets coord[0..nc) (x is one of them). */
-static uint32_t coord_index(const sort_key_t *coord, uint32_t nc, uint64_t x) {
-  uint32_t lo = 0, hi = nc;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (coord[mid].hi < x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* 54, 55: the sweep of the file comment, for one arena. */
 static sfc_status_t check_reuse(vctx_t *c, int host) {
   const sfc_plan_view_t *v = c->v;
@@ -1801,6 +1932,8 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *v, const sfc_allocator_t
     s = check_overlaps(&c, "BLOCKS", v->blocks, v->block_count);
   if (s == SFC_OK)
     s = check_overlaps(&c, "HOST_BLOCKS", v->host_blocks, v->host_block_count);
+  if (s == SFC_OK)
+    s = check_pages(&c);
   if (s == SFC_OK)
     s = check_steps(&c);
   if (s == SFC_OK)

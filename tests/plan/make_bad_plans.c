@@ -271,6 +271,42 @@ static void i_segment_forward_later(pb_t *b) {
 /* 14 */ static void i_budget_flag(pb_t *b) {
   pb_header(b)->flags = SFC_PLAN_OVER_BUDGET; /* arena 768 = budget 768: not over */
 }
+/* 1.7: pages of 512 bytes, page peak 1536 = the budget, arena 2048 */
+static void paged512(pb_t *b) {
+  pb_example_paged(b, 512);
+}
+/* 1.7: pb_example_full paged in pages of 256 bytes, with a' (BLOCKS[4]) moved from a's
+ * bytes to its own page (offset 1024). a's swap-out is issued before step 4, after a's
+ * last step (3), so a counts at step 4 too: x, a, b, c and a' touch pages 0-4 there,
+ * 5 pages = 1280 bytes, where the blocks' steps alone touch 4 at most (steps 2, 3, 5). */
+static void paged_full(pb_t *b) {
+  pb_example_full(b);
+  pb_block_at(b, 4)->offset = 1024;
+  arena(b, 1280);
+  pb_header(b)->flags = SFC_PLAN_PAGED;
+  pb_meta(b)->va_chunk_bytes = 256;
+  pb_meta(b)->page_peak_bytes = 1280;
+}
+/* 59 (1.7): the page peak of the blocks' steps alone, without a's swap-out at step 4 */
+static void i_page_peak_swap_out(pb_t *b) {
+  pb_meta(b)->page_peak_bytes = 1024;
+}
+/* 14 (1.7): the flag judged by the contiguous arena (2048 > 1536), not the page peak */
+static void i_budget_flag_paged(pb_t *b) {
+  pb_header(b)->flags |= SFC_PLAN_OVER_BUDGET;
+}
+/* 59 (1.7): the page peak claimed is 2 pages, the blocks touch 3 at steps 2 and 4 */
+static void i_page_peak_wrong(pb_t *b) {
+  pb_meta(b)->page_peak_bytes = 1024;
+}
+/* 59 (1.7): a page peak in a plan that is not paged */
+static void i_page_peak_unpaged(pb_t *b) {
+  pb_meta(b)->page_peak_bytes = 768;
+}
+/* 59 (1.7): a paged arena of pages of 0 bytes */
+static void i_paged_no_chunk(pb_t *b) {
+  pb_meta(b)->va_chunk_bytes = 0;
+}
 /* 15 */ static void i_block_backwards(pb_t *b) {
   pb_block_at(b, 2)->first_step = 2;
   pb_block_at(b, 2)->last_step = 1;
@@ -535,6 +571,11 @@ int main(int argc, char **argv) {
 
   /* semantics (exit 1), one file per invariant 14-55 */
   built(invalid_dir, "budget_flag", chain3, i_budget_flag);                               /* 14 */
+  built(invalid_dir, "budget_flag_paged", paged512, i_budget_flag_paged);                 /* 14 */
+  built(invalid_dir, "page_peak_wrong", paged512, i_page_peak_wrong);                     /* 59 */
+  built(invalid_dir, "page_peak_unpaged", chain3, i_page_peak_unpaged);                   /* 59 */
+  built(invalid_dir, "page_peak_swap_out", paged_full, i_page_peak_swap_out);             /* 59 */
+  built(invalid_dir, "paged_no_chunk", paged512, i_paged_no_chunk);                       /* 59 */
   built(invalid_dir, "block_steps_backwards", chain3, i_block_backwards);                 /* 15 */
   built(invalid_dir, "misaligned", chain3, i_misaligned);                                 /* 16 */
   built(invalid_dir, "past_arena", chain3, i_past_arena);                                 /* 17 */
@@ -593,5 +634,7 @@ int main(int argc, char **argv) {
   built(seed_dir, "tiled", pb_example_tiled, NULL);
   built(seed_dir, "empty_ranges", chain1, empty_ranges);
   built(seed_dir, "home", home_example, NULL);
+  built(seed_dir, "paged", paged512, NULL);
+  built(seed_dir, "paged_full", paged_full, NULL);
   return 0;
 }

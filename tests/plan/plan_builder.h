@@ -26,6 +26,8 @@
  *   pb_simple_chain(b, n)  x -> relu1 -> ... -> relun, n steps, ping-pong blocks;
  *   pb_example_full(b)     6 steps with a 2-tile segment, a swap-out/swap-in pair,
  *                          host block, deps and boxes: every section non-empty;
+ *   pb_example_paged(b, p) (1.7) a PAGED arena of pages of p bytes: 4 pages of
+ *                          offsets, at most 3 touched at once (the budget);
  *   pb_example_tiled(b)    a 2-tile segment whose intermediate tensor lives in one
  *                          PARTIAL block per tile; TIMED steps.
  *
@@ -110,6 +112,7 @@ void pb_write_file(pb_t *b, const char *path);
 void pb_simple_chain(pb_t *b, uint32_t n);
 void pb_example_full(pb_t *b);
 void pb_example_tiled(pb_t *b);
+void pb_example_paged(pb_t *b, uint64_t page);
 
 /* File offset of the section table entry of `kind` in a written plan, 0 if none. */
 size_t pb_file_entry(const uint8_t *data, size_t bytes, uint32_t kind);

@@ -22,6 +22,23 @@
  * reuses a's bytes. Deps: the swap-out waits for step 0 (a's producer), the swap-in
  * for the swap-out and for step 3 (a's last reader: the swap-in writes a's bytes),
  * step 5 for the swap-in. Arena 1024, host arena 256.
+ *
+ * pb_example_paged(b, page) (1.7, page a multiple of 128): a PAGED arena. x (page
+ * bytes, PERSISTENT) has page 0; t1 .. t6 (page / 2 bytes each) follow, two to a page
+ * (t1 and t2 page 1, t3 and t4 page 2, t5 and t6 page 3), t(i) live over steps
+ * i - 1 .. i (t6 at step 5 only), op i relu(t(i-1)) -> t(i) at step i - 1:
+ *
+ *   step  reads  writes  pages touched by live blocks
+ *   0     x      t1      0, 1
+ *   1     t1     t2      0, 1
+ *   2     t2     t3      0, 1, 2
+ *   3     t3     t4      0, 2
+ *   4     t4     t5      0, 2, 3
+ *   5     t5     t6      0, 3
+ *
+ * so the arena is 4 pages of offsets and the page peak 3 pages: META.page_peak_bytes
+ * = 3 * page (counted here by hand, not by the code under test), the budget exactly,
+ * which the contiguous arena exceeds. META.va_chunk_bytes = page.
  */
 #include <stdio.h>
 #include <string.h>
@@ -228,4 +245,31 @@ void pb_recrc(uint8_t *data, size_t bytes) {
   }
   h.header_crc32 = sfc_crc32(0, &h, offsetof(sfc_plan_header_t, header_crc32));
   memcpy(data, &h, sizeof h);
+}
+
+void pb_example_paged(pb_t *b, uint64_t page) {
+  char name[16];
+  uint32_t relu = pb_str(b, "relu");
+  uint32_t prev = pb_tensor(b, "x", page, SFC_KIND_INPUT);
+  uint32_t prev_block = pb_block(b, prev, 0, page, 0, 5, SFC_BLOCK_PERSISTENT);
+  for (uint32_t i = 1; i <= 6; i++) {
+    snprintf(name, sizeof name, "t%u", i);
+    uint32_t t = pb_tensor(b, name, page / 2, i == 6 ? SFC_KIND_OUTPUT : SFC_KIND_ACTIVATION);
+    snprintf(name, sizeof name, "relu%u", i);
+    uint32_t op = pb_op(b, name, PB_LIST(prev), PB_LIST(t));
+    pb_op_at(b, op)->type = relu;
+    uint32_t blk = pb_block(b, t, page + (i - 1) * (page / 2), page / 2, i - 1, i == 6 ? 5 : i, 0);
+    pb_step(b, op, PB_LIST(prev_block, blk));
+    prev = t;
+    prev_block = blk;
+  }
+  pb_fit_arenas(b); /* 4 pages */
+  sfc_plan_meta_t *m = pb_meta(b);
+  m->va_chunk_bytes = page;
+  m->page_peak_bytes = 3 * page;
+  pb_header(b)->flags = SFC_PLAN_PAGED;
+  pb_header(b)->budget_bytes = 3 * page;
+  m->graph_op_count = 6;
+  m->graph_tensor_count = 7;
+  m->in_core_peak_bytes = m->lower_bound_bytes = 2 * page; /* x and two half pages */
 }

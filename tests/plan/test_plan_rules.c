@@ -1,6 +1,6 @@
 /* test_plan_rules.c — one set of plan rules, two implementations: every file of the
  * rule corpora (tests/data/bad_plans for the reference rules 4-13, invalid_plans for
- * the semantic rules 14-56 of docs/plan-format.md "Invariants") is rejected
+ * the semantic rules 14-59 of docs/plan-format.md "Invariants") is rejected
  *
  *  - by the runtime's loader (sfcrt_plan_load_file): "sfc: " + its message is the
  *    first line of NAME.plan.err (@INPUT@ = the path), with SFC_ERR_VERIFY exactly for
@@ -9,14 +9,16 @@
  *    records, read without the loader (plan_raw_view.h), with the message below.
  *
  * Both must name the rule the file was made to break (make_bad_plans.c). The table
- * also proves coverage: every rule 4-56 has a file, and every file of invalid_plans
+ * also proves coverage: every rule 4-59 has a file, and every file of invalid_plans
  * and every non-structural file of bad_plans has a row. `test_plan_rules --print`
  * lists what both say for every file, to write a new row.
  */
 #include <dirent.h>
 
 #include "check.h"
+#include "plan_builder.h"
 #include "plan_raw_view.h"
+#include "test_rand.h"
 #include "sfc/plan_reader.h"
 #include "verify.h"
 
@@ -46,6 +48,19 @@ static const rule_file_t files[] = {
     {14, "invalid_plans/budget_flag",
      "header: the over-budget flag is set but the arena of 768 bytes fits the budget (or there is "
      "none)"},
+    {14, "invalid_plans/budget_flag_paged",
+     "header: the over-budget flag is set but the paged arena's page peak of 1536 bytes fits the "
+     "budget (or there is none)"},
+    {59, "invalid_plans/page_peak_wrong",
+     "meta: page peak 1024 bytes, but the live device blocks touch at most 1536 bytes of "
+     "512-byte pages"},
+    {59, "invalid_plans/page_peak_swap_out",
+     "meta: page peak 1024 bytes, but the live device blocks touch at most 1280 bytes of "
+     "256-byte pages"},
+    {59, "invalid_plans/page_peak_unpaged",
+     "meta: page peak 768 bytes, but the arena is not paged (must be 0)"},
+    {59, "invalid_plans/paged_no_chunk",
+     "meta: the arena is paged but its page size (va_chunk_bytes) is 0"},
     {15, "invalid_plans/block_steps_backwards",
      "BLOCKS[2] (tensor 2 \"t2\"): steps [2, 1] run backwards"},
     {16, "invalid_plans/misaligned",
@@ -271,9 +286,9 @@ static int listed(const char *dir, const char *stem) {
   return 0;
 }
 
-/* Every rule 4-56 has a file; every corpus file has a row (or is structural). */
+/* Every rule 4-59 has a file; every corpus file has a row (or is structural). */
 static void test_coverage(void) {
-  for (int rule = 4; rule <= 56; rule++) {
+  for (int rule = 4; rule <= 59; rule++) {
     int found = 0;
     for (size_t i = 0; i < FILES; i++)
       found += files[i].rule == rule;
@@ -304,11 +319,109 @@ static void test_coverage(void) {
   }
 }
 
+/* Rule 59 on random paged plans, against a brute-force count: a chain of n steps, op
+ * i writing t_i from x at step i - 1; t_i lives a random number of steps more, at a
+ * random offset where it shares no byte with any block live with it (so pages are
+ * shared at blocks' ends, often). The pages touched at each step are counted in a
+ * bitmap, one page at a time. Both checkers accept the plan with that peak, and reject
+ * it with one page more or less. */
+static void test_page_peak_random(void) {
+  static uint64_t rng = 0x51AB1E5EEDull;
+  enum { STEPS = 40, REGION = 16384 };
+  static const uint64_t pages[] = {64, 128, 192, 256, 320, 512, 1024, 4096};
+  int rejected = 0, shared = 0;
+  for (int round = 0; round < 300; round++) {
+    uint32_t n = 1 + (uint32_t)(test_rand_next(&rng) % STEPS);
+    uint64_t page = pages[test_rand_next(&rng) % (sizeof pages / sizeof pages[0])];
+    uint64_t off[STEPS + 1], size[STEPS + 1];
+    uint32_t first[STEPS + 1], last[STEPS + 1];
+    pb_t *b = pb_new();
+    uint32_t relu = pb_str(b, "relu");
+    size[0] = 64 * (1 + test_rand_next(&rng) % 16);
+    off[0] = 0;
+    first[0] = 0;
+    last[0] = n - 1;
+    uint32_t x = pb_tensor(b, "x", size[0], SFC_KIND_INPUT);
+    uint32_t bx = pb_block(b, x, 0, size[0], 0, n - 1, SFC_BLOCK_PERSISTENT);
+    for (uint32_t i = 1; i <= n; i++) {
+      size[i] = 64 * (1 + test_rand_next(&rng) % 24);
+      first[i] = i - 1;
+      last[i] = i - 1 + (uint32_t)(test_rand_next(&rng) % 6);
+      if (last[i] > n - 1)
+        last[i] = n - 1;
+      for (int tries = 0;; tries++) { /* a free place among the blocks live with it */
+        off[i] = 64 * (test_rand_next(&rng) % ((REGION << (tries / 64)) / 64));
+        int clash = 0;
+        for (uint32_t k = 0; k < i && !clash; k++)
+          clash = first[k] <= last[i] && first[i] <= last[k] && off[k] < off[i] + size[i] &&
+                  off[i] < off[k] + size[k];
+        if (!clash)
+          break;
+      }
+      char name[16];
+      snprintf(name, sizeof name, "t%u", i);
+      uint32_t t = pb_tensor(b, name, size[i], SFC_KIND_OUTPUT);
+      snprintf(name, sizeof name, "op%u", i);
+      uint32_t op = pb_op(b, name, PB_LIST(x), PB_LIST(t));
+      pb_op_at(b, op)->type = relu;
+      pb_step(b, op, PB_LIST(bx, pb_block(b, t, off[i], size[i], first[i], last[i], 0)));
+    }
+    pb_fit_arenas(b);
+    /* the oracle: per step, each page of each live block marked once */
+    uint64_t npages = (pb_header(b)->arena_bytes + page - 1) / page, peak = 0;
+    uint8_t *mark = calloc(npages ? npages : 1, 1);
+    for (uint32_t st = 0; st < n; st++) {
+      memset(mark, 0, npages ? npages : 1);
+      uint64_t count = 0, touched = 0;
+      for (uint32_t i = 0; i <= n; i++)
+        if (first[i] <= st && st <= last[i])
+          for (uint64_t p = off[i] / page; p <= (off[i] + size[i] - 1) / page; p++) {
+            touched++;
+            count += !mark[p];
+            mark[p] = 1;
+          }
+      shared += touched > count;
+      peak = count > peak ? count : peak;
+    }
+    free(mark);
+    pb_header(b)->flags = SFC_PLAN_PAGED;
+    pb_header(b)->budget_bytes = 0;
+    pb_meta(b)->va_chunk_bytes = page;
+    pb_meta(b)->graph_op_count = n;
+    pb_meta(b)->graph_tensor_count = n + 1;
+    for (int d = -1; d <= 1; d++) {
+      pb_meta(b)->page_peak_bytes = (peak + (uint64_t)d) * page;
+      void *data;
+      size_t len;
+      pb_write(b, &data, &len);
+      sfc_plan_view_t v;
+      CHECK(plan_raw_view(data, len, &v));
+      sfc_error_t e1, e2;
+      sfc_status_t s1 = sfcrt_plan_validate(&v, NULL, &e1),
+                   s2 = sfc_verify_plan(&v, false, NULL, &e2);
+      sfc_status_t want = d == 0 ? SFC_OK : SFC_ERR_VERIFY;
+      CHECK_EQ_I64(s1, want);
+      CHECK_EQ_I64(s2, want);
+      if (s1 != want || s2 != want)
+        fprintf(stderr,
+                "  round %d, %u steps, pages of %" PRIu64 ", peak %" PRIu64
+                " pages%+d: \"%s\" / \"%s\"\n",
+                round, n, page, peak, d, s1 ? e1.message : "ok", s2 ? e2.message : "ok");
+      rejected += s1 != SFC_OK;
+      free(data);
+    }
+    pb_free(b);
+  }
+  CHECK_EQ_I64(rejected, 600);
+  CHECK(shared > 100); /* pages shared by live blocks: the case the count must not double */
+}
+
 int main(int argc, char **argv) {
   print_mode = argc > 1 && strcmp(argv[1], "--print") == 0;
   RUN(test_both_reject);
   if (print_mode)
     return 0;
   RUN(test_coverage);
+  RUN(test_page_peak_random);
   return check_summary();
 }

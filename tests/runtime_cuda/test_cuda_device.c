@@ -870,56 +870,28 @@ static void test_va_oom_at_create(void) {
   check_fake_released("VA out of memory");
 }
 
-/* Paged mode maps only the pages live blocks touch. x (64 KiB, persistent) has page 0;
- * six 32 KiB tensors t1 .. t6 follow, two to a page (t1 and t2 share page 1, t3 and t4
- * page 2, t5 and t6 page 3 — the fake's granularity is 64 KiB), t(i) live over steps
- * i - 1 .. i:
- *
- *   step  op     reads  writes  pages touched by live blocks
- *   0     relu1  x      t1      0, 1
- *   1     relu2  t1     t2      0, 1
- *   2     relu3  t2     t3      0, 1, 2   (page 1 free after the step: t1, t2 ended)
- *   3     relu4  t3     t4      0, 2
- *   4     relu5  t4     t5      0, 2, 3
- *   5     relu6  t5     t6      0, 3
- *
- * so the pool is 3 chunks (192 KiB) where the arena is 4 pages (256 KiB). Step 4 needs
- * page 1's chunk, whose last users are t1's reader (step 1) and t2's (step 2): the device
- * must wait for the later one before it unmaps (the fake checks: an unmap under a queued
- * operation is a violation). With one chunk less of device memory the session fails at
- * creation; with exactly the pool it runs. */
+/* Paged mode maps only the pages live blocks touch: pb_example_paged at the fake's
+ * 64 KiB granularity (tests/plan/plan_examples.c: x has page 0, t1 .. t6 two to a
+ * page after it, at most 3 of the 4 pages touched at once), a PAGED plan (1.7) whose
+ * page peak is its budget. So the pool is 3 chunks (192 KiB) where the arena is 4 pages
+ * (256 KiB): the plan's own page peak. Step 4 needs page 1's chunk, whose last users are
+ * t1's reader (step 1) and t2's (step 2): the device must wait for the later one before
+ * it unmaps (the fake checks: an unmap under a queued operation is a violation). With
+ * one chunk less of device memory the session fails at creation; with exactly the
+ * pool it runs. */
 static void test_paged_pages(void) {
   fake_cuda_state_t *f = fake();
   if (!f)
     return;
   const uint64_t page = 64 * 1024;
   pb_t *b = pb_new();
-  uint32_t relu = pb_str(b, "relu");
-  uint32_t prev = pb_tensor(b, "x", page, SFC_KIND_INPUT);
-  uint32_t prev_block = pb_block(b, prev, 0, page, 0, 5, SFC_BLOCK_PERSISTENT);
-  for (uint32_t i = 1; i <= 6; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "t%u", i);
-    uint32_t t = pb_tensor(b, name, page / 2, i == 6 ? SFC_KIND_OUTPUT : SFC_KIND_ACTIVATION);
-    snprintf(name, sizeof name, "relu%u", i);
-    uint32_t op = pb_op(b, name, PB_LIST(prev), PB_LIST(t));
-    pb_op_at(b, op)->type = relu;
-    uint32_t blk = pb_block(b, t, page + (i - 1) * (page / 2), page / 2, i - 1, i == 6 ? 5 : i, 0);
-    pb_step(b, op, PB_LIST(prev_block, blk));
-    prev = t;
-    prev_block = blk;
-  }
-  pb_fit_arenas(b);
-  pb_header(b)->budget_bytes = pb_header(b)->arena_bytes;
-  pb_meta(b)->graph_op_count = 6;
-  pb_meta(b)->graph_tensor_count = 7;
-  pb_meta(b)->in_core_peak_bytes = pb_meta(b)->lower_bound_bytes = pb_header(b)->arena_bytes;
+  pb_example_paged(b, page);
   CHECK_EQ_U64(pb_header(b)->arena_bytes, 4 * page);
+  CHECK_EQ_U64(pb_meta(b)->page_peak_bytes, 3 * page);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "cuda";
-  opt.cuda.mode = SFCRT_CUDA_PAGED;
-  opt.cuda.va_chunk_bytes = page;
+  opt.cuda.mode = SFCRT_CUDA_PAGED; /* pages of the plan's va_chunk_bytes */
   sfcrt_plan_t *plan = rt_load(b);
   sfcrt_session_t *s = NULL;
   sfc_error_t err;
@@ -927,7 +899,7 @@ static void test_paged_pages(void) {
   sfcrt_stats_t stats = {0};
   if (s)
     sfcrt_session_stats(s, &stats);
-  CHECK_EQ_U64(stats.arena_bytes, 3 * page);
+  CHECK_EQ_U64(stats.arena_bytes, 3 * page); /* the plan's page peak */
   sfcrt_session_destroy(s);
   s = NULL;
   f->mem_limit = 3 * page - 1; /* one chunk short */

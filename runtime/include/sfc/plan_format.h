@@ -50,7 +50,7 @@ extern "C" {
 #define SFC_PLAN_MAGIC         "\x89SFC\r\n\x1a\n"
 #define SFC_PLAN_MAGIC_BYTES   8
 #define SFC_PLAN_VERSION_MAJOR 1
-#define SFC_PLAN_VERSION_MINOR 6
+#define SFC_PLAN_VERSION_MINOR 7
 #define SFC_PLAN_ENDIAN_CHECK  UINT64_C(0x0102030405060708)
 #define SFC_PLAN_FLOAT_CHECK   370.5 /* exactly representable; catches non-IEEE hosts */
 #define SFC_PLAN_SECTION_ALIGN 64
@@ -176,7 +176,14 @@ typedef enum sfc_plan_map {
 #define SFC_NODE_SWAP 1u /* index into SWAPS */
 
 /* sfc_plan_header_t.flags */
-#define SFC_PLAN_OVER_BUDGET 0x1u /* arena_bytes > budget_bytes: the compiler said so */
+#define SFC_PLAN_OVER_BUDGET                                                                       \
+  0x1u /* the device need (arena_bytes, or a PAGED plan's                                          \
+          META.page_peak_bytes) > budget_bytes: the compiler said so */
+#define SFC_PLAN_PAGED                                                                             \
+  0x2u /* (1.7) the device arena is paged: arena_bytes is its virtual                              \
+          size, pages of META.va_chunk_bytes are backed only while live                            \
+          blocks touch them, META.page_peak_bytes at most at once;                                 \
+          an unknown bit (ignored) in a file of minor < 7 */
 
 /* ---- records ----------------------------------------------------------------- */
 
@@ -229,7 +236,9 @@ typedef struct sfc_plan_meta {
   uint32_t reserved0;          /*  84 zero */
   double time_bound_s;         /*  88 (1.4) least iteration time of any schedule within the
                                 *     budget, the compiler's bound (s); 0: not recorded */
-  uint64_t reserved[2];        /*  96 zero */
+  uint64_t page_peak_bytes;    /*  96 (1.7) PAGED: the most bytes of va_chunk_bytes pages the
+                                *     live device blocks touch at one step; else 0 */
+  uint64_t reserved1;          /* 104 zero */
 } sfc_plan_meta_t;             /* 112 */
 
 typedef struct sfc_plan_tensor {
@@ -386,6 +395,16 @@ typedef struct sfc_plan_view {
  * range; the reader has already checked every reference). */
 static inline const char *sfc_plan_string(const sfc_plan_view_t *view, uint32_t ref) {
   return (view->strings && ref < view->strings_bytes) ? view->strings + ref : "";
+}
+
+/* Whether the plan's device arena is paged (SFC_PLAN_PAGED, a bit that means nothing in
+ * a file written before 1.7), and the device bytes it needs: the arena, or a paged
+ * arena's page peak. */
+static inline int sfc_plan_paged(const sfc_plan_view_t *view) {
+  return (view->header.flags & SFC_PLAN_PAGED) && view->header.version_minor >= 7;
+}
+static inline uint64_t sfc_plan_device_need(const sfc_plan_view_t *view) {
+  return sfc_plan_paged(view) ? view->meta.page_peak_bytes : view->header.arena_bytes;
 }
 
 /* CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), as zlib's crc32():

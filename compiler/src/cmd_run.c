@@ -154,6 +154,10 @@ static int run_run(int argc, char **argv) {
   printf("  arena                 %s device, %s pinned staging\n",
          sfc_format_size(st.arena_bytes, a, sizeof a),
          sfc_format_size(st.host_arena_bytes, b, sizeof b));
+  if (strcmp(opt.device, "cuda") == 0 && opt.cuda.mode != SFCRT_CUDA_ARENA)
+    printf("  chunks                %" PRIu64 " mapped, %" PRIu64 " unmapped, %" PRIu64
+           " unmaps waited for their last users\n",
+           st.chunks_mapped, st.chunks_unmapped, st.unmap_waits);
   if (sim)
     printf("  predicted iteration   %.3f us (compute %.3f us, stall %.3f us)\n",
            st.predicted_iteration_us, st.compute_us, st.stall_us / (double)iterations);

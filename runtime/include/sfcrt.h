@@ -291,6 +291,12 @@ typedef struct sfcrt_stats {
                                   its engine (latency included); -1: not issued */
   const double *copy_end_us;   /* [swap_count] when its last byte arrived; -1: not issued */
   uint32_t swap_count;
+  /* cuda VA and paged mode only (0 elsewhere), all iterations since session creation
+   * (its own maps included): */
+  uint64_t chunks_mapped;   /* physical chunks mapped (cuMemMap) */
+  uint64_t chunks_unmapped; /* and unmapped (cuMemUnmap) */
+  uint64_t unmap_waits;     /* unmaps that waited on the host (cuEventSynchronize) for the
+                               last users of their memory: no freed chunk was ready */
 } sfcrt_stats_t;
 
 /* Fills *stats. Valid until the next call on the session. */

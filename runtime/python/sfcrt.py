@@ -111,7 +111,8 @@ class Stats(ctypes.Structure):
                                ("step_count", ctypes.c_uint32)] + [
         (n, ctypes.POINTER(ctypes.c_double)) for n in (
             "step_start_us", "step_us", "copy_start_us", "copy_end_us")] + [
-        ("swap_count", ctypes.c_uint32)]
+        ("swap_count", ctypes.c_uint32)] + [
+        (n, ctypes.c_uint64) for n in ("chunks_mapped", "chunks_unmapped", "unmap_waits")]
 
 
 def _find_library():

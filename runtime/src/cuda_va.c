@@ -147,6 +147,7 @@ static sfc_status_t va_unmap_prefix(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_va_ra
     CUdeviceptr at = range->base + (CUdeviceptr)(i * pool->chunk_bytes);
     sfc_status_t s = va_check(pool, pool->drv->fn.cuMemUnmap(at, pool->chunk_bytes), "cuMemUnmap",
                               st == SFC_OK ? err : NULL);
+    pool->unmaps++;
     if (st == SFC_OK)
       st = s;
     pool->free_stack[pool->free_count++] = range->handles[i];
@@ -178,6 +179,7 @@ sfc_status_t sfcrt_cuda_va_range_map(sfcrt_cuda_va_pool_t *pool, sfcrt_cuda_va_r
       pool->free_stack[pool->free_count++] = h;
       break;
     }
+    pool->maps++;
     range->handles[done] = h;
   }
   if (st == SFC_OK)
@@ -233,10 +235,13 @@ sfc_status_t sfcrt_cuda_va_chunk_map(sfcrt_cuda_va_pool_t *pool, CUdeviceptr at,
   sfc_status_t st =
       va_check(pool, pool->drv->fn.cuMemMap(at, pool->chunk_bytes, 0, h, 0), "cuMemMap", err);
   if (st == SFC_OK) {
+    pool->maps++;
     st = va_check(pool, pool->drv->fn.cuMemSetAccess(at, pool->chunk_bytes, &pool->access, 1),
                   "cuMemSetAccess", err);
-    if (st != SFC_OK)
+    if (st != SFC_OK) {
       pool->drv->fn.cuMemUnmap(at, pool->chunk_bytes);
+      pool->unmaps++;
+    }
   }
   if (st != SFC_OK) {
     pool->free_stack[pool->free_count++] = h;
@@ -253,6 +258,7 @@ sfc_status_t sfcrt_cuda_va_chunk_unmap(sfcrt_cuda_va_pool_t *pool, CUdeviceptr a
                                        CUmemGenericAllocationHandle h, sfc_error_t *err) {
   sfc_status_t st =
       va_check(pool, pool->drv->fn.cuMemUnmap(at, pool->chunk_bytes), "cuMemUnmap", err);
+  pool->unmaps++;
   pool->free_stack[pool->free_count++] = h; /* back in any case: the counts stay consistent */
   return st;
 }

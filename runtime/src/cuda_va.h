@@ -46,6 +46,8 @@ typedef struct sfcrt_cuda_va_pool {
   CUmemGenericAllocationHandle *free_stack; /* [max_chunks], free_count used */
   size_t free_count;
   size_t mapped_peak; /* most chunks mapped at once */
+  uint64_t maps;      /* cuMemMap calls that succeeded (sfcrt_stats_t.chunks_mapped) */
+  uint64_t unmaps;    /* cuMemUnmap calls */
 } sfcrt_cuda_va_pool_t;
 
 typedef struct sfcrt_cuda_va_range {

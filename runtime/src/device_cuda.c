@@ -100,6 +100,7 @@ typedef struct cuda_dev {
   uint32_t *pending;             /* [tensor_count] the pending tensors, pending_count used */
   uint64_t next_seq;
   uint32_t pending_count;
+  uint64_t unmap_waits; /* VA and paged: unmaps that waited for their last users */
   /* paged mode: the plan's arena as one reservation of pg_count pages of one chunk each */
   CUdeviceptr pg_base;
   size_t pg_chunk;
@@ -186,6 +187,7 @@ static void va_unpend(cuda_dev_t *d, uint32_t t) {
 /* Unmaps a pending tensor whose events have completed (or are waited for here). */
 static sfc_status_t va_reclaim(cuda_dev_t *d, uint32_t t, bool block, sfc_error_t *err) {
   if (block) {
+    d->unmap_waits++;
     if (d->ev_flags[t] & EV_COMPUTE)
       SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->ev_compute[t]), "cuEventSynchronize", err));
     if (d->ev_flags[t] & EV_D2H)
@@ -596,6 +598,7 @@ static bool pg_event_done(cuda_dev_t *d, uint32_t b, int q) {
 /* Unmaps pending page p: without waiting when `block` is false (its events have been
  * seen complete), else after waiting for them. */
 static sfc_status_t pg_reclaim(cuda_dev_t *d, uint32_t p, bool block, sfc_error_t *err) {
+  bool waited = false;
   for (int q = 0; q < SFCRT_QUEUE_COUNT; q++) {
     uint32_t b = d->pg_last[(size_t)p * 3 + (size_t)q];
     if (b == SFC_PLAN_NONE)
@@ -604,9 +607,11 @@ static sfc_status_t pg_reclaim(cuda_dev_t *d, uint32_t p, bool block, sfc_error_
       size_t i = (size_t)b * 3 + (size_t)q;
       SFC_TRY(ck(d, d->drv.fn.cuEventSynchronize(d->pg_ev[i]), "cuEventSynchronize", err));
       d->pg_ev_done[i] = d->pg_ev_seq[i];
+      waited = true;
     }
     d->pg_last[(size_t)p * 3 + (size_t)q] = SFC_PLAN_NONE;
   }
+  d->unmap_waits += waited;
   d->pg_pend[p] = 0;
   CUmemGenericAllocationHandle h = d->pg_handle[p];
   d->pg_handle[p] = 0;
@@ -1207,8 +1212,12 @@ static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
 
 static void cuda_stats(void *self, sfcrt_stats_t *stats) {
   cuda_dev_t *d = self;
-  if (d->mode != SFCRT_CUDA_ARENA && d->va_ready)
+  if (d->mode != SFCRT_CUDA_ARENA && d->va_ready) {
     stats->arena_bytes = (uint64_t)d->pool.created * d->pool.chunk_bytes;
+    stats->chunks_mapped = d->pool.maps;
+    stats->chunks_unmapped = d->pool.unmaps;
+    stats->unmap_waits = d->unmap_waits;
+  }
 }
 
 static void cuda_destroy(void *self) {

@@ -151,7 +151,9 @@ static int replay(const char *path, const char *mode, long iterations) {
   double create_ms = (now_s() - t0) * 1e3;
   rc = rc || bind(s, v, ext, &err) || sfcrt_session_run(s, 1, &err) != SFC_OK; /* warm-up */
   double run_s = 0;
+  sfcrt_stats_t st0 = {0}; /* after the warm-up: the timed iterations' maps are the rest */
   if (!rc) {
+    sfcrt_session_stats(s, &st0);
     t0 = now_s();
     rc = sfcrt_session_run(s, (uint64_t)iterations, &err) != SFC_OK;
     run_s = now_s() - t0;
@@ -165,12 +167,16 @@ static int replay(const char *path, const char *mode, long iterations) {
     printf("{\"command\": \"replay\", \"plan\": \"%s\", \"mode\": \"%s\", \"steps\": %u, "
            "\"swaps\": %u, \"iterations\": %ld, \"create_ms\": %.3f, \"us_per_step\": %.4f, "
            "\"us_per_iteration\": %.3f, \"device_bytes\": %llu, \"swap_bytes_per_iteration\": "
-           "%llu}\n",
+           "%llu, \"maps_per_iteration\": %.1f, \"unmaps_per_iteration\": %.1f, "
+           "\"unmap_waits_per_iteration\": %.1f}\n",
            path, mode, v->step_count, v->swap_count, iterations, create_ms,
            steps > 0 ? run_s * 1e6 / steps : 0.0, run_s * 1e6 / (double)iterations,
            (unsigned long long)st.arena_bytes,
            (unsigned long long)((st.bytes_swapped_in + st.bytes_swapped_out) /
-                                (st.iterations ? st.iterations : 1)));
+                                (st.iterations ? st.iterations : 1)),
+           (double)(st.chunks_mapped - st0.chunks_mapped) / (double)iterations,
+           (double)(st.chunks_unmapped - st0.chunks_unmapped) / (double)iterations,
+           (double)(st.unmap_waits - st0.unmap_waits) / (double)iterations);
   }
   sfcrt_session_destroy(s);
   if (ext)

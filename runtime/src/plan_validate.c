@@ -445,11 +445,32 @@ static sfc_status_t check_overlaps(vctx_t *c, const char *sec, const sfc_plan_bl
  * the blocks' page-range ends (compressed) whose nodes hold how many live ranges cover
  * them whole and the pages covered below: O(n log n). *out_step is a step where the peak
  * is first reached. */
+/* The position of offset x among the distinct offsets coord[0..nc) (x is one of them). */
+static uint32_t coord_index(const sort_key_t *coord, uint32_t nc, uint64_t x) {
+  uint32_t lo = 0, hi = nc;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (coord[mid].hi < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 typedef struct page_tree {
   const sort_key_t *x; /* [k] distinct page-range ends, sorted (in .hi) */
-  uint32_t *cover;     /* [4k] live ranges covering the node's pages whole */
-  uint64_t *pages;     /* [4k] pages of the node covered by some live range */
+  uint32_t k;
+  uint64_t chunk;  /* page size */
+  uint32_t *cover; /* [4k] live ranges covering the node's pages whole */
+  uint64_t *pages; /* [4k] pages of the node covered by some live range */
 } page_tree_t;
+
+/* Block b's pages [*first, *end). */
+static void block_pages(const sfc_plan_block_t *b, uint64_t chunk, uint64_t *first, uint64_t *end) {
+  *first = b->offset / chunk;
+  *end = (b->offset + b->bytes - 1) / chunk + 1;
+}
 
 static void page_tree_add(page_tree_t *t, size_t node, uint32_t l, uint32_t r, uint32_t ql,
                           uint32_t qr, uint32_t delta) { /* elementary pieces [ql, qr) */
@@ -468,17 +489,12 @@ static void page_tree_add(page_tree_t *t, size_t node, uint32_t l, uint32_t r, u
     t->pages[node] = r - l == 1 ? 0 : t->pages[2 * node] + t->pages[2 * node + 1];
 }
 
-/* The position of offset x among the distinct offsets coord[0..nc) (x is one of them). */
-static uint32_t coord_index(const sort_key_t *coord, uint32_t nc, uint64_t x) {
-  uint32_t lo = 0, hi = nc;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (coord[mid].hi < x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+/* Block b's page range enters the tree (delta 1) or leaves it (UINT32_MAX). */
+static void page_tree_block(page_tree_t *t, const sfc_plan_block_t *b, uint32_t delta) {
+  uint64_t first, end;
+  block_pages(b, t->chunk, &first, &end);
+  page_tree_add(t, 1, 0, t->k - 1, coord_index(t->x, t->k, first), coord_index(t->x, t->k, end),
+                delta);
 }
 
 static sfc_status_t page_peak(vctx_t *c, uint64_t chunk, uint64_t *out_pages, uint32_t *out_step) {
@@ -512,8 +528,10 @@ static sfc_status_t page_peak(vctx_t *c, uint64_t chunk, uint64_t *out_pages, ui
   uint32_t j = 0;
   for (uint32_t i = 0; i < n; i++)
     if (b[i].bytes > 0) {
-      x[2 * j] = (sort_key_t){b[i].offset / chunk, 0};
-      x[2 * j + 1] = (sort_key_t){(b[i].offset + b[i].bytes - 1) / chunk + 1, 0};
+      uint64_t first, past;
+      block_pages(&b[i], chunk, &first, &past);
+      x[2 * j] = (sort_key_t){first, 0};
+      x[2 * j + 1] = (sort_key_t){past, 0};
       by_first[j] = (sort_key_t){b[i].first_step, i};
       by_last[j++] = (sort_key_t){end[i], i};
     }
@@ -524,17 +542,13 @@ static sfc_status_t page_peak(vctx_t *c, uint64_t chunk, uint64_t *out_pages, ui
       x[k++] = x[i];
   heap_sort(by_first, m);
   heap_sort(by_last, m);
-  page_tree_t t = {x, cover, pages};
+  page_tree_t t = {x, k, chunk, cover, pages};
   j = 0;
   for (uint32_t f = 0; f < m; f++) {
     uint32_t y = (uint32_t)by_first[f].lo;
-    for (; j < m && by_last[j].hi < b[y].first_step; j++) {
-      uint32_t z = (uint32_t)by_last[j].lo;
-      page_tree_add(&t, 1, 0, k - 1, coord_index(x, k, b[z].offset / chunk),
-                    coord_index(x, k, (b[z].offset + b[z].bytes - 1) / chunk + 1), UINT32_MAX);
-    }
-    page_tree_add(&t, 1, 0, k - 1, coord_index(x, k, b[y].offset / chunk),
-                  coord_index(x, k, (b[y].offset + b[y].bytes - 1) / chunk + 1), 1);
+    for (; j < m && by_last[j].hi < b[y].first_step; j++)
+      page_tree_block(&t, &b[by_last[j].lo], UINT32_MAX);
+    page_tree_block(&t, &b[y], 1);
     if (pages[1] > *out_pages) {
       *out_pages = pages[1];
       *out_step = b[y].first_step;

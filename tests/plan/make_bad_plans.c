@@ -6,7 +6,7 @@
  * starting from pb_example_full (every section non-empty), and well-formed files that
  * break one reference rule (4-13 of docs/plan-format.md "Invariants": the CLI's exit
  * 2). INVALID_DIR (tests/data/invalid_plans): well-formed files with correct CRCs
- * that break one semantic rule each, one file per rule 14-55 (exit 1). SEED_DIR
+ * that break one semantic rule each, one file per rule 14-59 (exit 1). SEED_DIR
  * (tests/fuzz/corpus/plan): small valid plans.
  * Only the .plan files are written; the sidecar .err files are the specification
  * and are written by hand. Output is deterministic: rerunning changes nothing.
@@ -569,7 +569,7 @@ int main(int argc, char **argv) {
   built(bad_dir, "segment_forward_later", pb_example_full, i_segment_forward_later); /* 12 */
   built(bad_dir, "box_ndim", pb_example_full, i_box_ndim);                           /* 13 */
 
-  /* semantics (exit 1), one file per invariant 14-55 */
+  /* semantics (exit 1), one file per invariant 14-59 */
   built(invalid_dir, "budget_flag", chain3, i_budget_flag);                               /* 14 */
   built(invalid_dir, "budget_flag_paged", paged512, i_budget_flag_paged);                 /* 14 */
   built(invalid_dir, "page_peak_wrong", paged512, i_page_peak_wrong);                     /* 59 */

@@ -3,7 +3,7 @@
 #   tests/data/bad_plans/*.plan      structurally corrupt plans, and plans that break
 #                                    a reference rule (4-13)      (CLI exit 2)
 #   tests/data/invalid_plans/*.plan  well-formed, invalid plans, one per semantic rule
-#                                    14-55 of docs/plan-format.md  (CLI exit 1)
+#                                    14-59 of docs/plan-format.md  (CLI exit 1)
 #   tests/fuzz/corpus/plan/*.plan    valid seeds for fuzz_plan and plan_mutants
 #   docs/plan-format.md              the annotated hex dump between its markers
 # The .plan.err sidecars are NOT generated: they are the specification, written by

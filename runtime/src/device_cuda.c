@@ -65,6 +65,7 @@
 #include "cuda_loader.h"
 #include "cuda_va.h"
 #include "device.h"
+#include "life.h"
 
 typedef struct cuda_dev {
   const sfc_plan_view_t *plan;
@@ -118,9 +119,7 @@ typedef struct cuda_dev {
   size_t pg_head, pg_tail;
   uint64_t pg_seq;
 
-  uint32_t *swap_out_step;        /* [block_count] issue step of the swap-out from it, or NONE */
-  uint32_t *begin_at, *begin_idx; /* CSR: blocks mapped at step_begin(k) */
-  uint32_t *end_at, *end_idx;     /* CSR: blocks whose compute life ends at step_end(k) */
+  sfcrt_life_t life; /* VA and paged mode: when each block begins and ends (life.h) */
 } cuda_dev_t;
 
 #define EV_COMPUTE 1u
@@ -169,10 +168,6 @@ static sfc_status_t check_capture(cuda_dev_t *d, const char *when, sfc_error_t *
 }
 
 /* ---- VA mode ------------------------------------------------------------------------ */
-
-static bool block_managed(const sfc_plan_block_t *b) {
-  return !(b->flags & (SFC_BLOCK_EXTERNAL | SFC_BLOCK_PERSISTENT));
-}
 
 /* Removes t from the pending list (swap with the last: O(pending)). */
 static void va_unpend(cuda_dev_t *d, uint32_t t) {
@@ -280,139 +275,30 @@ static sfc_status_t va_record(cuda_dev_t *d, uint32_t t, sfcrt_queue_t q, sfc_er
   return SFC_OK;
 }
 
-/* The tables both mapping modes replay from: swap_out_step, and the CSR lists
- * begin_idx[begin_at[k] .. begin_at[k+1]) of the blocks mapped at step_begin(k)
- * (produced there, not swapped in) and end_idx likewise of the blocks whose last step is
- * k. Counting sort, O(blocks + steps). */
-static sfc_status_t life_tables(cuda_dev_t *d, sfc_error_t *err) {
-  const sfc_plan_view_t *v = d->plan;
-  const sfc_allocator_t *a = d->alloc;
-  uint32_t nb = v->block_count, ns = v->step_count;
-  size_t nbc = nb ? nb : 1;
-  d->swap_out_step = sfc_calloc(a, nbc, sizeof(uint32_t));
-  d->begin_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  d->end_at = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  d->begin_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
-  d->end_idx = sfc_calloc(a, nbc, sizeof(uint32_t));
-  uint32_t *cursor = sfc_calloc(a, (size_t)ns + 2, sizeof(uint32_t));
-  if (!d->swap_out_step || !d->begin_at || !d->end_at || !d->begin_idx || !d->end_idx || !cursor) {
-    if (cursor)
-      sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
-    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda device: out of memory for tables");
-  }
-  for (uint32_t b = 0; b < nb; b++)
-    d->swap_out_step[b] = SFC_PLAN_NONE;
-  for (uint32_t s = 0; s < v->swap_count; s++)
-    if (v->swaps[s].direction == SFC_SWAP_OUT)
-      d->swap_out_step[v->swaps[s].device_block] = v->swaps[s].issue_step;
-  for (uint32_t b = 0; b < nb; b++) {
-    const sfc_plan_block_t *x = &v->blocks[b];
-    if (!block_managed(x))
-      continue;
-    if (!(x->flags & SFC_BLOCK_SWAPPED_IN))
-      d->begin_at[x->first_step + 1]++;
-    d->end_at[x->last_step + 1]++;
-  }
-  for (uint32_t k = 0; k < ns; k++) {
-    d->begin_at[k + 1] += d->begin_at[k];
-    d->end_at[k + 1] += d->end_at[k];
-  }
-  memcpy(cursor, d->begin_at, ((size_t)ns + 1) * sizeof(uint32_t));
-  for (uint32_t b = 0; b < nb; b++)
-    if (block_managed(&v->blocks[b]) && !(v->blocks[b].flags & SFC_BLOCK_SWAPPED_IN))
-      d->begin_idx[cursor[v->blocks[b].first_step]++] = b;
-  memcpy(cursor, d->end_at, ((size_t)ns + 1) * sizeof(uint32_t));
-  for (uint32_t b = 0; b < nb; b++)
-    if (block_managed(&v->blocks[b]))
-      d->end_idx[cursor[v->blocks[b].last_step]++] = b;
-  sfc_free(a, cursor, ((size_t)ns + 2) * sizeof(uint32_t));
-  return SFC_OK;
-}
+/* VA mode's counter for sfcrt_life_peak: a tensor's chunks, mapped while any of its
+ * blocks is live (ctx: a va_count_t). */
+typedef struct {
+  const sfc_plan_view_t *plan;
+  const uint64_t *chunks; /* [tensor] chunks of its range */
+  uint8_t *live;          /* [tensor] mapped */
+} va_count_t;
 
-static void life_tables_free(cuda_dev_t *d) {
-  const sfc_allocator_t *a = d->alloc;
-  size_t nbc = d->plan->block_count ? d->plan->block_count : 1;
-  size_t nsc = (size_t)d->plan->step_count + 2;
-  if (d->swap_out_step)
-    sfc_free(a, d->swap_out_step, nbc * sizeof(uint32_t));
-  if (d->begin_at)
-    sfc_free(a, d->begin_at, nsc * sizeof(uint32_t));
-  if (d->end_at)
-    sfc_free(a, d->end_at, nsc * sizeof(uint32_t));
-  if (d->begin_idx)
-    sfc_free(a, d->begin_idx, nbc * sizeof(uint32_t));
-  if (d->end_idx)
-    sfc_free(a, d->end_idx, nbc * sizeof(uint32_t));
-  d->swap_out_step = d->begin_at = d->end_at = d->begin_idx = d->end_idx = NULL;
-}
-
-/* What a block's begin or end maps or frees, for the pool-sizing replay: VA mode counts
- * the chunks of the block's tensor (once per tensor), paged mode the pages whose count of
- * live blocks leaves or returns to 0. */
-typedef struct peak_counter {
-  uint64_t (*begin)(struct peak_counter *c, uint32_t block); /* units newly mapped */
-  uint64_t (*end)(struct peak_counter *c, uint32_t block);   /* units freed */
-  const cuda_dev_t *d;
-  const uint64_t *chunks; /* VA: [tensor] chunks of its range */
-  uint32_t *refs;         /* paged: [page] live blocks touching it */
-  uint8_t *live;          /* VA: [tensor] mapped; paged: [block] live */
-} peak_counter_t;
-
-/* The most units mapped at once over one iteration: the issue order replayed with the
- * device's own begin/end rules (persistent blocks first; swaps at their issue step, a
- * swap-in beginning its block and a swap-out issued after the block's last step ending
- * it; step_begin/step_end as cuda_step_begin/cuda_step_end), pending unmaps counted as
- * reclaimed (a map can always wait for them). O(blocks + swaps + steps) counter calls. */
-static uint64_t replay_peak(const cuda_dev_t *d, peak_counter_t *c) {
-  const sfc_plan_view_t *v = d->plan;
-  uint64_t mapped = 0, peak = 0;
-  for (uint32_t b = 0; b < v->block_count; b++)
-    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
-      mapped += c->begin(c, b);
-  peak = mapped;
-  uint32_t next_swap = 0;
-  for (uint32_t k = 0; k <= v->step_count; k++) {
-    for (; next_swap < v->swap_count && v->swaps[next_swap].issue_step == k; next_swap++) {
-      const sfc_plan_swap_t *w = &v->swaps[next_swap];
-      uint32_t b = w->device_block;
-      if (!block_managed(&v->blocks[b]))
-        continue;
-      if (w->direction == SFC_SWAP_IN)
-        mapped += c->begin(c, b);
-      else if (v->blocks[b].last_step < k)
-        mapped -= c->end(c, b);
-      if (mapped > peak)
-        peak = mapped;
-    }
-    if (k == v->step_count)
-      break;
-    for (uint32_t i = d->begin_at[k]; i < d->begin_at[k + 1]; i++)
-      mapped += c->begin(c, d->begin_idx[i]);
-    if (mapped > peak)
-      peak = mapped;
-    for (uint32_t i = d->end_at[k]; i < d->end_at[k + 1]; i++) {
-      uint32_t b = d->end_idx[i], out = d->swap_out_step[b];
-      if (out == SFC_PLAN_NONE || out <= k)
-        mapped -= c->end(c, b);
-    }
-  }
-  return peak;
-}
-
-static uint64_t va_count_begin(peak_counter_t *c, uint32_t b) {
-  uint32_t t = c->d->plan->blocks[b].tensor;
-  if (c->live[t])
+static uint64_t va_count_begin(sfcrt_peak_counter_t *c, uint32_t b) {
+  va_count_t *vc = c->ctx;
+  uint32_t t = vc->plan->blocks[b].tensor;
+  if (vc->live[t])
     return 0;
-  c->live[t] = 1;
-  return c->chunks[t];
+  vc->live[t] = 1;
+  return vc->chunks[t];
 }
 
-static uint64_t va_count_end(peak_counter_t *c, uint32_t b) {
-  uint32_t t = c->d->plan->blocks[b].tensor;
-  if (!c->live[t])
+static uint64_t va_count_end(sfcrt_peak_counter_t *c, uint32_t b) {
+  va_count_t *vc = c->ctx;
+  uint32_t t = vc->plan->blocks[b].tensor;
+  if (!vc->live[t])
     return 0;
-  c->live[t] = 0;
-  return c->chunks[t];
+  vc->live[t] = 0;
+  return vc->chunks[t];
 }
 
 /* The chunk pool of VA and paged mode: exactly `peak` chunks, created now (it never
@@ -459,10 +345,11 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
     st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda VA mode: out of memory for tables");
     goto done;
   }
-  if ((st = life_tables(d, err)) != SFC_OK)
+  if ((st = sfcrt_life_init(&d->life, v, a, err)) != SFC_OK)
     goto done;
   for (uint32_t s = 0; s < v->swap_count; s++)
-    if (v->swaps[s].direction == SFC_SWAP_IN && block_managed(&v->blocks[v->swaps[s].device_block]))
+    if (v->swaps[s].direction == SFC_SWAP_IN &&
+        sfcrt_life_managed(&v->blocks[v->swaps[s].device_block]))
       swapped_in[v->swaps[s].tensor] = 1;
   for (uint32_t b = 0; b < nb; b++) {
     const sfc_plan_block_t *x = &v->blocks[b];
@@ -495,8 +382,9 @@ static sfc_status_t va_setup(cuda_dev_t *d, sfc_error_t *err) {
     for (uint32_t t = 0; t < nt; t++)
       need[t] = need[t] ? (need[t] + chunk - 1) / chunk : 0;
     uint8_t *live = sfc_calloc(a, ntc, 1);
-    peak_counter_t c = {va_count_begin, va_count_end, d, need, NULL, live};
-    uint64_t peak = live ? replay_peak(d, &c) : 0;
+    va_count_t vc = {v, need, live};
+    sfcrt_peak_counter_t c = {va_count_begin, va_count_end, &vc};
+    uint64_t peak = live ? sfcrt_life_peak(&d->life, v, &c) : 0;
     if (live)
       sfc_free(a, live, ntc);
     if (!live)
@@ -564,19 +452,14 @@ static void va_teardown(cuda_dev_t *d) {
     sfc_free(a, d->pending_seq, ntc * sizeof(uint64_t));
   if (d->pending)
     sfc_free(a, d->pending, ntc * sizeof(uint32_t));
-  life_tables_free(d);
+  sfcrt_life_free(&d->life, d->alloc);
 }
 
 /* ---- paged mode --------------------------------------------------------------------- */
 
 /* Pages [*first, *last] of block b; false for a block of 0 bytes. */
 static bool pg_span(const cuda_dev_t *d, uint32_t b, uint32_t *first, uint32_t *last) {
-  const sfc_plan_block_t *x = &d->plan->blocks[b];
-  if (x->bytes == 0)
-    return false;
-  *first = (uint32_t)(x->offset / d->pg_chunk);
-  *last = (uint32_t)((x->offset + x->bytes - 1) / d->pg_chunk);
-  return true;
+  return sfcrt_block_pages(&d->plan->blocks[b], d->pg_chunk, first, last);
 }
 
 static CUdeviceptr pg_at(const cuda_dev_t *d, uint32_t p) {
@@ -737,33 +620,6 @@ static void pg_end(cuda_dev_t *d, uint32_t b) {
   }
 }
 
-/* Paged mode's counter for replay_peak: the pages whose count of live blocks leaves 0 at
- * a block's begin, or returns to it at its end — the plan's page peak at this chunk size.
- * live[] is per block (a block begins once, ends once). */
-static uint64_t pg_count_begin(peak_counter_t *c, uint32_t b) {
-  uint32_t first, last;
-  uint64_t n = 0;
-  if (c->live[b])
-    return 0;
-  c->live[b] = 1;
-  if (pg_span(c->d, b, &first, &last))
-    for (uint32_t p = first; p <= last; p++)
-      n += c->refs[p]++ == 0;
-  return n;
-}
-
-static uint64_t pg_count_end(peak_counter_t *c, uint32_t b) {
-  uint32_t first, last;
-  uint64_t n = 0;
-  if (!c->live[b])
-    return 0;
-  c->live[b] = 0;
-  if (pg_span(c->d, b, &first, &last))
-    for (uint32_t p = first; p <= last; p++)
-      n += --c->refs[p] == 0;
-  return n;
-}
-
 /* Reserves the arena's pages, sizes and creates the chunk pool (the page peak), creates
  * the blocks' events and maps the persistent blocks' pages. */
 static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, sfc_error_t *err) {
@@ -771,7 +627,7 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
   const sfc_allocator_t *a = d->alloc;
   uint32_t nb = v->block_count;
   size_t nbc = nb ? nb : 1;
-  SFC_TRY(life_tables(d, err));
+  SFC_TRY(sfcrt_life_init(&d->life, v, a, err));
   SFC_TRY(enter(d, err));
   size_t chunk = 0;
   sfc_status_t st =
@@ -798,8 +654,8 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
     if (!d->pg_handle || !d->pg_refs || !d->pg_last || !d->pg_pend || !d->pg_fifo ||
         !d->pg_fifo_seq || !d->pg_ev || !d->pg_ev_seq || !d->pg_ev_done || !live)
       st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda paged mode: out of memory for tables");
-    peak_counter_t c = {pg_count_begin, pg_count_end, d, NULL, d->pg_refs, live};
-    uint64_t peak = st == SFC_OK ? replay_peak(d, &c) : 0;
+    uint64_t peak =
+        st == SFC_OK ? sfcrt_life_page_peak(&d->life, v, d->pg_chunk, d->pg_refs, live) : 0;
     if (live)
       sfc_free(a, live, nbc);
     if (st == SFC_OK) {
@@ -823,11 +679,11 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
   unsigned ev_flags = CU_EVENT_DISABLE_TIMING | d->sync_flags;
   for (uint32_t b = 0; st == SFC_OK && b < nb; b++) {
     const sfc_plan_block_t *x = &v->blocks[b];
-    if (!block_managed(x))
+    if (!sfcrt_life_managed(x))
       continue;
     st = ck(d, d->drv.fn.cuEventCreate(&d->pg_ev[(size_t)b * 3 + SFCRT_QUEUE_COMPUTE], ev_flags),
             "cuEventCreate", err);
-    if (st == SFC_OK && d->swap_out_step[b] != SFC_PLAN_NONE)
+    if (st == SFC_OK && d->life.swap_out_step[b] != SFC_PLAN_NONE)
       st = ck(d, d->drv.fn.cuEventCreate(&d->pg_ev[(size_t)b * 3 + SFCRT_QUEUE_D2H], ev_flags),
               "cuEventCreate", err);
     if (st == SFC_OK && (x->flags & SFC_BLOCK_SWAPPED_IN))
@@ -874,7 +730,7 @@ static void pg_teardown(cuda_dev_t *d) {
     sfc_free(a, d->pg_ev_seq, 3 * nbc * sizeof(uint64_t));
   if (d->pg_ev_done)
     sfc_free(a, d->pg_ev_done, 3 * nbc * sizeof(uint64_t));
-  life_tables_free(d);
+  sfcrt_life_free(&d->life, d->alloc);
 }
 
 /* ---- the device table --------------------------------------------------------------- */
@@ -1076,7 +932,7 @@ static sfc_status_t cuda_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
   CUdeviceptr dev = (CUdeviceptr)(uintptr_t)c->device_ptr;
-  bool managed = block_managed(&d->plan->blocks[c->device_block]);
+  bool managed = sfcrt_life_managed(&d->plan->blocks[c->device_block]);
   bool va = d->mode == SFCRT_CUDA_VA && managed, pg = d->mode == SFCRT_CUDA_PAGED && managed;
   if (c->direction == SFC_SWAP_IN) {
     if (va)
@@ -1149,31 +1005,32 @@ static sfc_status_t cuda_step_begin(void *self, const sfcrt_device_step_t *s, vo
   cuda_dev_t *d = self;
   d->current_step = s->index;
   *out_stream = d->q[SFCRT_QUEUE_COMPUTE];
-  if (d->mode == SFCRT_CUDA_ARENA || d->begin_at[s->index] == d->begin_at[s->index + 1])
+  if (d->mode == SFCRT_CUDA_ARENA || d->life.begin_at[s->index] == d->life.begin_at[s->index + 1])
     return SFC_OK;
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
-  for (uint32_t i = d->begin_at[s->index]; st == SFC_OK && i < d->begin_at[s->index + 1]; i++)
+  for (uint32_t i = d->life.begin_at[s->index]; st == SFC_OK && i < d->life.begin_at[s->index + 1];
+       i++)
     st = d->mode == SFCRT_CUDA_PAGED
-             ? pg_begin(d, d->begin_idx[i], err)
-             : va_begin(d, d->plan->blocks[d->begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
+             ? pg_begin(d, d->life.begin_idx[i], err)
+             : va_begin(d, d->plan->blocks[d->life.begin_idx[i]].tensor, SFCRT_QUEUE_COMPUTE, err);
   return leave(d, st, err);
 }
 
 static sfc_status_t cuda_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
   cuda_dev_t *d = self;
   d->current_step = s->index + 1;
-  if (d->mode == SFCRT_CUDA_ARENA || d->end_at[s->index] == d->end_at[s->index + 1])
+  if (d->mode == SFCRT_CUDA_ARENA || d->life.end_at[s->index] == d->life.end_at[s->index + 1])
     return SFC_OK;
   SFC_TRY(enter(d, err));
   sfc_status_t st = SFC_OK;
   bool pg = d->mode == SFCRT_CUDA_PAGED;
-  for (uint32_t i = d->end_at[s->index]; st == SFC_OK && i < d->end_at[s->index + 1]; i++) {
-    uint32_t b = d->end_idx[i], t = d->plan->blocks[b].tensor;
+  for (uint32_t i = d->life.end_at[s->index]; st == SFC_OK && i < d->life.end_at[s->index + 1];
+       i++) {
+    uint32_t b = d->life.end_idx[i], t = d->plan->blocks[b].tensor;
     st = pg ? pg_record(d, b, SFCRT_QUEUE_COMPUTE, err) : va_record(d, t, SFCRT_QUEUE_COMPUTE, err);
     /* a swap-out issued after this step ends the block itself */
-    uint32_t out = d->swap_out_step[b];
-    if (st == SFC_OK && (out == SFC_PLAN_NONE || out <= s->index)) {
+    if (st == SFC_OK && sfcrt_life_ends_at_step(&d->life, b, s->index)) {
       if (pg)
         pg_end(d, b);
       else

@@ -25,7 +25,7 @@
 
 static const char simulate_help[] =
     "usage: sfc simulate PLAN [-c CONFIG] [--profile NAME] [--top N] [--json]\n"
-    "                    [--trace OUT.json]\n"
+    "                    [--trace OUT.json] [--paged] [--page-map-us US]\n"
     "\n"
     "Replays one iteration of PLAN on the runtime's sim device: virtual clocks for the\n"
     "compute queue and the two copy engines, advanced by the plan's op times and the\n"
@@ -44,13 +44,22 @@ static const char simulate_help[] =
     "--json prints one object: predicted_iteration_us, compute_us, stall_us, stalls,\n"
     "h2d_busy_us, d2h_busy_us, h2d_utilisation, d2h_utilisation, swaps_in, swaps_out,\n"
     "bytes_swapped_in, bytes_swapped_out, steps, times_from, lower_bound_iteration_us\n"
-    "(null when the plan records none or the link is not the plan's),\n"
+    "(null when the plan records none or the link is not the plan's), paged,\n"
     "top_stalls [{step, op, name, stall_us}].\n"
     "--trace OUT.json writes the replayed iteration as a Chrome trace (open it in\n"
     "https://ui.perfetto.dev or chrome://tracing): one track per queue (compute with\n"
     "each step and each stall, naming the copy it waited for; the H2D and D2H engines\n"
     "with each copy, named by its tensor), and the device bytes the plan holds at each\n"
     "step as a counter. Times are the sim device's predictions, in microseconds.\n"
+    "A paged plan (format 1.7), or any plan with --paged, is replayed as the cuda\n"
+    "device's paged mode runs it (docs/runtime.md): pages of the plan's va_chunk_bytes\n"
+    "mapped from a pool of its page peak, and when no freed page's last user has\n"
+    "finished, the host waits for the oldest before it issues more work. Two\n"
+    "iterations run and the second (the steady state: pages stay mapped across\n"
+    "iterations) is reported, with a 'pages' line (--json: paged, pages_mapped,\n"
+    "pages_unmapped, page_waits, per iteration). --page-map-us charges the host that\n"
+    "many microseconds per page mapped (default 0: not yet measured on a GPU;\n"
+    "tools/gpu-check prints 'paged cost per chunk mapped').\n"
     "\n"
     "examples:\n"
     "  sfc simulate cnn.plan\n"
@@ -65,6 +74,7 @@ typedef struct sim_report {
   char times_from[128]; /* where the op times come from (report.h) */
   char times_note[128]; /* ", not PROFILE times (...)" or "" */
   bool trace_failed;    /* the error is write_trace's: it names its file itself */
+  bool paged;           /* replayed as paged mode: st is the second iteration's */
 } sim_report_t;
 
 /* Every time the report prints is a finite number (an extreme op time or link in a
@@ -239,9 +249,26 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
                              sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
+  /* paged mode: the second iteration, pages left mapped by the first (the steady state);
+   * the counters that add up over iterations become that iteration's */
+  r->paged = opt->sim.paged || sfc_plan_paged(sfcrt_plan_view(plan));
+  sfcrt_stats_t first = {0};
   sfc_status_t st = sfcrt_session_run(s, 1, err);
+  if (st == SFC_OK && r->paged) {
+    sfcrt_session_stats(s, &first);
+    st = sfcrt_session_run(s, 1, err);
+  }
   if (st == SFC_OK) {
     sfcrt_session_stats(s, &r->st);
+    r->st.stalls -= first.stalls;
+    r->st.stall_us -= first.stall_us;
+    r->st.swaps_in -= first.swaps_in;
+    r->st.swaps_out -= first.swaps_out;
+    r->st.bytes_swapped_in -= first.bytes_swapped_in;
+    r->st.bytes_swapped_out -= first.bytes_swapped_out;
+    r->st.chunks_mapped -= first.chunks_mapped;
+    r->st.chunks_unmapped -= first.chunks_unmapped;
+    r->st.unmap_waits -= first.unmap_waits;
     const double *stall = r->st.step_stall_us;
     /* Top N by stall rounded to the nanosecond (so floating-point noise cannot reorder
      * equal stalls; ties: earlier step first): insertion into a short sorted list. */
@@ -314,6 +341,14 @@ static void print_text(const char *path, const sfc_plan_view_t *v, const sim_rep
   printf("  D2H engine            busy %.3f us (%.1f %%), swap-outs %" PRIu64 ", %s\n",
          st->d2h_busy_us, pct(st->d2h_busy_us, st->predicted_iteration_us), st->swaps_out,
          sfc_format_size(st->bytes_swapped_out, a, sizeof a));
+  if (r->paged)
+    printf("  pages                 %s, pages of %s; the second iteration %" PRIu64
+           " mapped, %" PRIu64 " unmapped, %" PRIu64
+           " waited for their last users; %.3f us per map (%s)\n",
+           sfc_plan_paged(v) ? "a paged plan" : "paged mode (--paged)",
+           sfc_format_size(v->meta.va_chunk_bytes, a, sizeof a), st->chunks_mapped,
+           st->chunks_unmapped, st->unmap_waits, opt->sim.page_map_s * 1e6,
+           opt->sim.page_map_s > 0 ? "--page-map-us" : "not measured: 0");
   if (r->top_count) {
     printf("  top stalls            %8s %8s  %-28s %12s\n", "step", "op", "name", "stall us");
     for (uint32_t i = 0; i < r->top_count; i++) {
@@ -338,9 +373,14 @@ static void print_json(const sfc_plan_view_t *v, const sim_report_t *r, bool own
   put_json_text(r->times_from);
   double bound = recorded_bound_us(v, own_link);
   if (bound > 0)
-    printf("\",\"lower_bound_iteration_us\":%.6f,\"top_stalls\":[", bound);
+    printf("\",\"lower_bound_iteration_us\":%.6f", bound);
   else
-    printf("\",\"lower_bound_iteration_us\":null,\"top_stalls\":[");
+    printf("\",\"lower_bound_iteration_us\":null");
+  printf(",\"paged\":%s", r->paged ? "true" : "false");
+  if (r->paged)
+    printf(",\"pages_mapped\":%" PRIu64 ",\"pages_unmapped\":%" PRIu64 ",\"page_waits\":%" PRIu64,
+           st->chunks_mapped, st->chunks_unmapped, st->unmap_waits);
+  printf(",\"top_stalls\":[");
   for (uint32_t i = 0; i < r->top_count; i++) {
     const sfc_plan_op_t *op = &v->ops[v->steps[r->top[i]].op];
     printf("%s{\"step\":%u,\"op\":%" PRId64 ",\"name\":\"", i ? "," : "", r->top[i], op->graph_id);
@@ -353,7 +393,8 @@ static void print_json(const sfc_plan_view_t *v, const sim_report_t *r, bool own
 static int run_simulate(int argc, char **argv) {
   const char *path = NULL, *value = NULL, *trace = NULL;
   sfc_cli_config_args_t ca = {0};
-  bool json = false, have_cfg = false;
+  bool json = false, have_cfg = false, paged = false;
+  double map_us = 0;
   uint32_t top_n = 5;
   for (int i = 1; i < argc; i++) {
     if (sfc_cli_is_help(argv[i]))
@@ -379,6 +420,13 @@ static int run_simulate(int argc, char **argv) {
       trace = value;
     } else if (strcmp(argv[i], "--json") == 0) {
       json = true;
+    } else if (strcmp(argv[i], "--paged") == 0) {
+      paged = true;
+    } else if (sfc_cli_option(argc, argv, &i, "--page-map-us", NULL, &value)) {
+      char *end = NULL;
+      map_us = value ? strtod(value, &end) : -1;
+      if (!value || !*value || *end || !(map_us >= 0 && map_us <= 1e9))
+        return sfc_cli_usage("simulate", "--page-map-us needs microseconds from 0 to 1e9");
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return sfc_cli_usage("simulate", "unknown option '%s'", argv[i]);
     } else if (path) {
@@ -397,6 +445,8 @@ static int run_simulate(int argc, char **argv) {
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "sim";
+  opt.sim.paged = paged;
+  opt.sim.page_map_s = map_us * 1e-6;
   char link_source[128] = "the plan's", profile[SFC_NAME_BYTES] = "";
   if (have_cfg) {
     sfc_config_t cfg;

@@ -124,6 +124,13 @@ typedef struct sfcrt_options {
      * has flops and flops_per_s > 0, else default_op_us. Defaults: 0 and 0. */
     double flops_per_s;
     double default_op_us;
+    /* A paged plan only: the host's time per page mapped (cuMemMap + cuMemSetAccess,
+     * its later unmap included), in seconds. Default 0: not yet measured on a GPU
+     * (tools/gpu-check prints "paged cost per chunk mapped"). */
+    double page_map_s;
+    /* 1: replay any plan as the cuda device's paged mode would run it (pages of the
+     * plan's META.va_chunk_bytes); 0 (default): only a paged plan (format 1.7). */
+    int paged;
   } sim;
 
   struct {
@@ -291,8 +298,8 @@ typedef struct sfcrt_stats {
                                   its engine (latency included); -1: not issued */
   const double *copy_end_us;   /* [swap_count] when its last byte arrived; -1: not issued */
   uint32_t swap_count;
-  /* cuda VA and paged mode only (0 elsewhere), all iterations since session creation
-   * (its own maps included): */
+  /* cuda VA and paged mode, and sim on a paged plan (its model of paged mode; 0
+   * elsewhere), all iterations since session creation (its own maps included): */
   uint64_t chunks_mapped;   /* physical chunks mapped (cuMemMap) */
   uint64_t chunks_unmapped; /* and unmapped (cuMemUnmap) */
   uint64_t unmap_waits;     /* unmaps that waited on the host (cuEventSynchronize) for the

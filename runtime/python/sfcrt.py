@@ -72,7 +72,8 @@ class _Host(ctypes.Structure):
 class _Sim(ctypes.Structure):
     _fields_ = [(n, ctypes.c_double) for n in ("h2d_bytes_per_s", "d2h_bytes_per_s",
                                                "duplex_factor", "copy_latency_s",
-                                               "flops_per_s", "default_op_us")]
+                                               "flops_per_s", "default_op_us", "page_map_s")
+                ] + [("paged", ctypes.c_int)]
 
 
 class _Cuda(ctypes.Structure):

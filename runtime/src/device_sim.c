@@ -18,6 +18,21 @@
  *  - event_record(q, e) stamps e with q's clock; queue_wait(q, e) advances q's clock
  *    to at least that stamp.
  *  - predicted iteration time = max of the three clocks at iteration_end.
+ *  - a paged plan (format 1.7, SFC_PLAN_PAGED), or any plan with options.sim.paged,
+ *    is replayed as the cuda device's paged mode runs it (docs/runtime.md "Paged
+ *    mode"), with a host clock: blocks begin and end by the same rules (life.h); a page
+ *    is mapped when the first live block touching it begins, from a pool of the plan's
+ *    page peak (sfcrt_life_page_peak at META.va_chunk_bytes); a page no live block
+ *    touches is pending and keeps its chunk until a map needs one; then the pending
+ *    pages whose last users have finished by the host clock are unmapped, oldest
+ *    first, and when none has, the host waits for the oldest: its clock advances to the
+ *    end of that page's last user (the latest step, swap-in or swap-out of a block
+ *    touching it since it was mapped). Each page mapped costs the host
+ *    options.sim.page_map_s (default 0: not yet measured on a GPU). Every copy and step
+ *    issued afterwards starts no earlier than the host clock (a step's wait for it
+ *    counts as its stall). iteration_end synchronises, so the pages pending from the
+ *    last iteration are free to unmap at the next one's start. Otherwise the host
+ *    clock stays at 0 and the model above is unchanged.
  * Deterministic (no time source, no threads). The per-step times are precomputed at
  * create; a copy scans the other engine's intervals with a cursor,
  * so an iteration costs O(steps + deps + swaps). The last iteration's timeline (each
@@ -28,7 +43,29 @@
 #include <string.h>
 
 #include "device.h"
+#include "life.h"
 #include "sfc/steps.h"
+
+/* Paged mode (a paged plan): the page table and its pending FIFO, on the clocks. */
+typedef struct sim_pages {
+  sfcrt_life_t life;
+  uint64_t page;   /* bytes (META.va_chunk_bytes) */
+  uint32_t count;  /* pages of the arena */
+  uint64_t pool;   /* chunks: the page peak */
+  uint64_t used;   /* pages mapped */
+  uint32_t *refs;  /* [count] live blocks touching the page */
+  uint8_t *mapped; /* [count] */
+  double *release; /* [count] end of its last user since mapped, us on this iteration */
+  uint64_t *pend;  /* [count] 0 = not pending, else its FIFO sequence number */
+  uint32_t *fifo;  /* [2 * count] pending pages, oldest first, stale ones too */
+  uint64_t *fifo_seq;
+  size_t head, tail;
+  uint64_t seq;
+  double *done;  /* [block_count] end of the block's last user this residency, us */
+  uint32_t step; /* the step being issued (swap-outs after a block's last step end it) */
+  double map_us; /* host cost per page mapped */
+  uint64_t maps, unmaps, waits;
+} sim_pages_t;
 
 typedef struct sim {
   const sfc_plan_view_t *plan;
@@ -55,10 +92,171 @@ typedef struct sim {
   double last_iter_us, last_compute_us, last_busy[SFCRT_QUEUE_COUNT];
   uint64_t stalls;
   double stall_us;
+  double host;        /* host clock: no copy or step issued later starts before it */
+  sim_pages_t *pages; /* NULL unless the plan is paged */
 } sim_t;
 
 static double positive_or(double v, double fallback) {
   return (v > 0 && isfinite(v)) ? v : fallback;
+}
+
+static void pages_destroy(sim_pages_t *g, const sfc_allocator_t *a, uint32_t block_count) {
+  if (!g)
+    return;
+  size_t n = g->count ? g->count : 1, nb = block_count ? block_count : 1;
+  sfcrt_life_free(&g->life, a);
+  if (g->refs)
+    sfc_free(a, g->refs, n * sizeof(uint32_t));
+  if (g->mapped)
+    sfc_free(a, g->mapped, n);
+  if (g->release)
+    sfc_free(a, g->release, n * sizeof(double));
+  if (g->pend)
+    sfc_free(a, g->pend, n * sizeof(uint64_t));
+  if (g->fifo)
+    sfc_free(a, g->fifo, 2 * n * sizeof(uint32_t));
+  if (g->fifo_seq)
+    sfc_free(a, g->fifo_seq, 2 * n * sizeof(uint64_t));
+  if (g->done)
+    sfc_free(a, g->done, nb * sizeof(double));
+  sfc_free(a, g, sizeof *g);
+}
+
+/* Unmaps pending page p; the host first waits for its last user when `wait`. */
+static void pages_reclaim(sim_t *d, uint32_t p, bool wait) {
+  sim_pages_t *g = d->pages;
+  if (wait && g->release[p] > d->host) {
+    d->host = g->release[p];
+    g->waits++;
+  }
+  g->pend[p] = 0;
+  g->mapped[p] = 0;
+  g->release[p] = 0;
+  g->used--;
+  g->unmaps++;
+}
+
+/* Makes `need` chunks free, as the cuda device does: the pending pages whose last users
+ * have finished by the host clock, oldest first; then the oldest, after waiting. */
+static sfc_status_t pages_make_room(sim_t *d, uint64_t need, sfc_error_t *err) {
+  sim_pages_t *g = d->pages;
+  if (g->pool - g->used >= need)
+    return SFC_OK;
+  for (size_t i = g->head; i < g->tail && g->pool - g->used < need; i++) {
+    uint32_t p = g->fifo[i];
+    if (g->pend[p] == g->fifo_seq[i] && g->release[p] <= d->host)
+      pages_reclaim(d, p, false);
+  }
+  for (; g->head < g->tail && g->pool - g->used < need; g->head++) {
+    uint32_t p = g->fifo[g->head];
+    if (g->pend[p] == g->fifo_seq[g->head])
+      pages_reclaim(d, p, true);
+  }
+  if (g->pool - g->used < need)
+    return sfc_error_set(err, SFC_ERR_INTERNAL,
+                         "sim paged mode: %llu pages to map, %llu of the pool's %llu free and "
+                         "none pending",
+                         (unsigned long long)need, (unsigned long long)(g->pool - g->used),
+                         (unsigned long long)g->pool);
+  return SFC_OK;
+}
+
+static void pages_pend(sim_pages_t *g, uint32_t p) {
+  size_t cap = (size_t)g->count * 2;
+  if (g->tail == cap) { /* compact: at most count entries are current */
+    size_t n = 0;
+    for (size_t i = g->head; i < g->tail; i++)
+      if (g->pend[g->fifo[i]] == g->fifo_seq[i]) {
+        g->fifo[n] = g->fifo[i];
+        g->fifo_seq[n++] = g->fifo_seq[i];
+      }
+    g->head = 0;
+    g->tail = n;
+  }
+  g->pend[p] = ++g->seq;
+  g->fifo[g->tail] = p;
+  g->fifo_seq[g->tail++] = g->seq;
+}
+
+/* Block b begins: its pages are mapped (a pending one keeps its chunk). */
+static sfc_status_t pages_begin(sim_t *d, uint32_t b, sfc_error_t *err) {
+  sim_pages_t *g = d->pages;
+  uint32_t first, last;
+  g->done[b] = 0;
+  if (!sfcrt_block_pages(&d->plan->blocks[b], g->page, &first, &last))
+    return SFC_OK;
+  uint64_t need = 0;
+  for (uint32_t p = first; p <= last; p++) {
+    if (g->refs[p]++ == 0)
+      g->pend[p] = 0;
+    need += !g->mapped[p];
+  }
+  SFC_TRY(pages_make_room(d, need, err));
+  for (uint32_t p = first; p <= last; p++)
+    if (!g->mapped[p]) {
+      g->mapped[p] = 1;
+      g->used++;
+      g->maps++;
+      d->host += g->map_us;
+    }
+  return SFC_OK;
+}
+
+/* Block b ends: its pages remember when its last user ends; those no block touches
+ * any more become pending. */
+static void pages_end(sim_t *d, uint32_t b) {
+  sim_pages_t *g = d->pages;
+  uint32_t first, last;
+  if (!sfcrt_block_pages(&d->plan->blocks[b], g->page, &first, &last))
+    return;
+  for (uint32_t p = first; p <= last; p++) {
+    if (g->done[b] > g->release[p])
+      g->release[p] = g->done[b];
+    if (g->refs[p] > 0 && --g->refs[p] == 0)
+      pages_pend(g, p);
+  }
+}
+
+/* The page table of a paged plan, its pool the page peak; persistent blocks mapped. */
+static sfc_status_t pages_create(sim_t *d, double map_us, sfc_error_t *err) {
+  const sfc_plan_view_t *v = d->plan;
+  const sfc_allocator_t *a = d->alloc;
+  uint64_t page = v->meta.va_chunk_bytes,
+           pages = page ? (v->header.arena_bytes + page - 1) / page : 0;
+  if (page == 0 || pages > UINT32_MAX / 2)
+    return sfc_error_set(err, SFC_ERR_LIMIT,
+                         "sim paged mode: an arena of %llu bytes in pages of %llu",
+                         (unsigned long long)v->header.arena_bytes, (unsigned long long)page);
+  sim_pages_t *g = d->pages = sfc_calloc(a, 1, sizeof *g);
+  if (!g)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim paged mode: out of memory");
+  g->page = page;
+  g->count = (uint32_t)(pages ? pages : 1);
+  g->map_us = map_us;
+  size_t n = g->count, nb = v->block_count ? v->block_count : 1;
+  SFC_TRY(sfcrt_life_init(&g->life, v, a, err));
+  g->refs = sfc_calloc(a, n, sizeof(uint32_t));
+  g->mapped = sfc_calloc(a, n, 1);
+  g->release = sfc_calloc(a, n, sizeof(double));
+  g->pend = sfc_calloc(a, n, sizeof(uint64_t));
+  g->fifo = sfc_calloc(a, 2 * n, sizeof(uint32_t));
+  g->fifo_seq = sfc_calloc(a, 2 * n, sizeof(uint64_t));
+  g->done = sfc_calloc(a, nb, sizeof(double));
+  uint8_t *live = sfc_calloc(a, nb, 1);
+  bool ok =
+      g->refs && g->mapped && g->release && g->pend && g->fifo && g->fifo_seq && g->done && live;
+  if (ok)
+    g->pool = sfcrt_life_page_peak(&g->life, v, page, g->refs, live);
+  if (live)
+    sfc_free(a, live, nb);
+  if (!ok)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "sim paged mode: out of memory (page tables)");
+  memset(g->refs, 0, n * sizeof(uint32_t));
+  for (uint32_t b = 0; b < v->block_count; b++) /* persistent pages stay mapped, at no cost */
+    if ((v->blocks[b].flags & SFC_BLOCK_PERSISTENT) && !(v->blocks[b].flags & SFC_BLOCK_EXTERNAL))
+      SFC_TRY(pages_begin(d, b, err));
+  d->host = 0;
+  return SFC_OK;
 }
 
 static void sim_destroy(void *self) {
@@ -66,6 +264,7 @@ static void sim_destroy(void *self) {
   if (!d)
     return;
   const sfc_plan_view_t *v = d->plan;
+  pages_destroy(d->pages, d->alloc, v->block_count);
   sfc_free(d->alloc, d->step_us, (v->step_count ? v->step_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->event_us, (d->event_count ? d->event_count : 1) * sizeof(double));
   sfc_free(d->alloc, d->step_stall, (v->step_count ? v->step_count : 1) * sizeof(double));
@@ -126,6 +325,13 @@ static sfc_status_t sim_create(const sfcrt_device_config_t *cfg, void **out_self
   d->latency_us = (o->sim.copy_latency_s >= 0 ? o->sim.copy_latency_s /* 0: none */
                                               : positive_or(v->meta.copy_latency_s, 0)) *
                   1e6;
+  if (sfc_plan_paged(v) || o->sim.paged) {
+    sfc_status_t st = pages_create(d, positive_or(o->sim.page_map_s, 0) * 1e6, err);
+    if (st != SFC_OK) {
+      sim_destroy(d);
+      return st;
+    }
+  }
   *out_self = d;
   return SFC_OK;
 }
@@ -155,6 +361,11 @@ static sfc_status_t sim_iteration_begin(void *self, uint64_t iteration, sfc_erro
   memset(d->scan, 0, sizeof d->scan);
   d->compute_us = 0;
   d->pending_stall = 0;
+  d->host = 0;
+  if (d->pages) { /* the last iteration_end synchronised: every last user has finished */
+    memset(d->pages->release, 0, (size_t)d->pages->count * sizeof(double));
+    d->pages->step = 0;
+  }
   for (uint32_t i = 0; i < d->plan->swap_count; i++)
     d->copy_lo[i] = d->copy_hi[i] = -1;
   return SFC_OK;
@@ -163,8 +374,12 @@ static sfc_status_t sim_iteration_begin(void *self, uint64_t iteration, sfc_erro
 /* A copy of c->bytes on engine q: latency, then the data at the full bandwidth except
  * while the other engine is transferring, when it runs at bandwidth * duplex. */
 static sfc_status_t sim_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c, sfc_error_t *err) {
-  (void)err;
   sim_t *d = self;
+  bool paged = d->pages && sfcrt_life_managed(&d->plan->blocks[c->device_block]);
+  if (paged && c->direction == SFC_SWAP_IN)
+    SFC_TRY(pages_begin(d, c->device_block, err));
+  if (d->host > d->clock[q])
+    d->clock[q] = d->host;
   sfcrt_queue_t o = q == SFCRT_QUEUE_H2D ? SFCRT_QUEUE_D2H : SFCRT_QUEUE_H2D;
   double start = d->clock[q], t = start + d->latency_us, left = (double)c->bytes;
   double full = d->bw[q], shared = d->bw[q] * d->duplex;
@@ -206,6 +421,14 @@ static sfc_status_t sim_copy(void *self, sfcrt_queue_t q, const sfcrt_copy_t *c,
   }
   d->clock[q] = t;
   d->busy[q] += t - start;
+  if (paged) {
+    uint32_t b = c->device_block;
+    if (t > d->pages->done[b])
+      d->pages->done[b] = t;
+    /* a swap-out issued after the block's last step ends it */
+    if (c->direction == SFC_SWAP_OUT && d->plan->blocks[b].last_step < d->pages->step)
+      pages_end(d, b);
+  }
   return SFC_OK;
 }
 
@@ -234,8 +457,19 @@ static sfc_status_t sim_queue_wait(void *self, sfcrt_queue_t q, uint32_t event, 
 
 static sfc_status_t sim_step_begin(void *self, const sfcrt_device_step_t *s, void **out_stream,
                                    sfc_error_t *err) {
-  (void)err;
   sim_t *d = self;
+  if (d->pages) {
+    const sfcrt_life_t *l = &d->pages->life;
+    d->pages->step = s->index;
+    for (uint32_t i = l->begin_at[s->index]; i < l->begin_at[s->index + 1]; i++)
+      SFC_TRY(pages_begin(d, l->begin_idx[i], err));
+  }
+  if (d->host > d->clock[SFCRT_QUEUE_COMPUTE]) { /* the host issued this step late */
+    d->pending_stall += d->host - d->clock[SFCRT_QUEUE_COMPUTE];
+    d->stall_us += d->host - d->clock[SFCRT_QUEUE_COMPUTE];
+    d->stalls++;
+    d->clock[SFCRT_QUEUE_COMPUTE] = d->host;
+  }
   double t = d->step_us[s->index];
   d->step_start[s->index] = d->clock[SFCRT_QUEUE_COMPUTE];
   d->clock[SFCRT_QUEUE_COMPUTE] += t;
@@ -243,6 +477,25 @@ static sfc_status_t sim_step_begin(void *self, const sfcrt_device_step_t *s, voi
   d->step_stall[s->index] = d->pending_stall;
   d->pending_stall = 0;
   *out_stream = NULL;
+  return SFC_OK;
+}
+
+/* Paged mode: the blocks whose last step this was end with it (their last user ends
+ * with the step), unless a later swap-out ends them. */
+static sfc_status_t sim_step_end(void *self, const sfcrt_device_step_t *s, sfc_error_t *err) {
+  (void)err;
+  sim_t *d = self;
+  if (!d->pages)
+    return SFC_OK;
+  const sfcrt_life_t *l = &d->pages->life;
+  d->pages->step = s->index + 1;
+  for (uint32_t i = l->end_at[s->index]; i < l->end_at[s->index + 1]; i++) {
+    uint32_t b = l->end_idx[i];
+    if (d->clock[SFCRT_QUEUE_COMPUTE] > d->pages->done[b])
+      d->pages->done[b] = d->clock[SFCRT_QUEUE_COMPUTE];
+    if (sfcrt_life_ends_at_step(l, b, s->index))
+      pages_end(d, b);
+  }
   return SFC_OK;
 }
 
@@ -272,6 +525,11 @@ static void sim_stats(void *self, sfcrt_stats_t *st) {
   st->step_us = d->step_us;
   st->copy_start_us = d->copy_lo;
   st->copy_end_us = d->copy_hi;
+  if (d->pages) {
+    st->chunks_mapped = d->pages->maps;
+    st->chunks_unmapped = d->pages->unmaps;
+    st->unmap_waits = d->pages->waits;
+  }
 }
 
 const sfcrt_device_ops_t sfcrt_device_sim = {
@@ -286,7 +544,7 @@ const sfcrt_device_ops_t sfcrt_device_sim = {
     .event_record = sim_event_record,
     .queue_wait = sim_queue_wait,
     .step_begin = sim_step_begin,
-    .step_end = NULL,
+    .step_end = sim_step_end,
     .iteration_end = sim_iteration_end,
     .stats = sim_stats,
     .destroy = sim_destroy,

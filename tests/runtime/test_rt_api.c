@@ -225,6 +225,123 @@ static void test_sim_duplex(void) {
   pb_free(b);
 }
 
+/* Sim on a paged plan: pb_example_paged (4 pages of offsets, a pool of 3), ops 10 us.
+ * The pages, by hand (the table in plan_examples.c): page 0 (x) is mapped at creation;
+ * iteration 1 maps pages 1, 2 at steps 0, 2; at step 4 page 3 needs a chunk and the
+ * only pending page is 1 (t2's, pending since step 2 ended at 30), whose last user has
+ * not finished by the host clock: the host waits to 30 and unmaps it. Later
+ * iterations begin with pages 2 and 3 pending from the last one (finished: no wait),
+ * and wait once at step 4 again. So 3 iterations: 1 + 3 * 3 maps, 1 + 3 + 3 unmaps,
+ * 3 waits, the cuda device's counts (test_cuda_device test_paged_pages). With maps
+ * free the waits are for steps already done when the compute clock gets there: 60 us,
+ * no stall. Maps of m us delay the steps that map: with m = 5 step 0 starts at 5
+ * (65 us); with m = 50: step 0 at 50 ([50, 60], step 1 [60, 70]), step 2 maps at 100
+ * ([100, 110]: stall 30), step 4 waits for page 1's last user (step 2, ends 110) and
+ * maps at 160 ([160, 170]: stall 40): 180 us, 120 us of stall per iteration. */
+static void test_sim_paged_by_hand(void) {
+  pb_t *b = pb_new();
+  pb_example_paged(b, 1024);
+  sfcrt_plan_t *plan = rt_load(b);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_stats_t st;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  CHECK_EQ_U64(st.chunks_mapped, 10);
+  CHECK_EQ_U64(st.chunks_unmapped, 7);
+  CHECK_EQ_U64(st.unmap_waits, 3);
+  CHECK_NEAR(st.predicted_iteration_us, 60, 1e-9);
+  CHECK_NEAR(st.stall_us, 0, 0);
+  opt.sim.page_map_s = 5e-6;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  CHECK_NEAR(st.predicted_iteration_us, 65, 1e-9);
+  CHECK_NEAR(st.stall_us, 3 * 5, 1e-9);
+  CHECK_EQ_U64(st.unmap_waits, 3);
+  opt.sim.page_map_s = 50e-6;
+  CHECK_OK(rt_replay(sfcrt_plan_view(plan), &opt, 3, &st, &err), err);
+  CHECK_NEAR(st.predicted_iteration_us, 180, 1e-9);
+  CHECK_NEAR(st.stall_us, 3 * 120, 1e-9);
+  CHECK_EQ_U64(st.chunks_mapped, 10);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
+/* The wait paged mode adds that no dependency shows. Pages of 1024 bytes, ops 10 us, a
+ * link of 1 byte/us without latency: step 0 writes a (page 0), which is swapped out
+ * before step 1 (D2H [10, 1034]), ending a's block; step 1 writes b (page 1); step 2
+ * reads b and writes c at page 2 — bytes no other block used, so no dependency orders
+ * it after a's copy. But the pool is the page peak, 2 pages, so c's page takes page
+ * 0's chunk: the host waits for a's copy to end (1034) before it maps, and step 2
+ * starts at 1034 (a stall of 1014) where the arena (not paged) runs it at 20. */
+static void paged_wait_plan(pb_t *b, int paged) {
+  const uint64_t P = 1024;
+  uint32_t a = pb_tensor(b, "a", P, SFC_KIND_OUTPUT);
+  uint32_t bt = pb_tensor(b, "b", P, SFC_KIND_ACTIVATION);
+  uint32_t c = pb_tensor(b, "c", P, SFC_KIND_OUTPUT);
+  uint32_t op0 = pb_op(b, "make_a", PB_NONE, PB_LIST(a));
+  uint32_t op1 = pb_op(b, "make_b", PB_NONE, PB_LIST(bt));
+  uint32_t op2 = pb_op(b, "make_c", PB_LIST(bt), PB_LIST(c));
+  uint32_t A = pb_block(b, a, 0, P, 0, 0, 0);
+  uint32_t B = pb_block(b, bt, P, P, 1, 2, 0);
+  uint32_t C = pb_block(b, c, 2 * P, P, 2, 2, 0);
+  uint32_t s0 = pb_step(b, op0, PB_LIST(A));
+  pb_step(b, op1, PB_LIST(B));
+  pb_step(b, op2, PB_LIST(B, C));
+  uint32_t HA = pb_host_block(b, a, 0, P, 1, 2);
+  uint32_t out = pb_swap(b, SFC_SWAP_OUT, A, HA, 1);
+  pb_dep(b, SFC_NODE_SWAP, out, SFC_NODE_STEP, s0);
+  pb_fit_arenas(b); /* 3 pages */
+  sfc_plan_meta_t *m = pb_meta(b);
+  m->h2d_bytes_per_s = m->d2h_bytes_per_s = 1e6;
+  m->copy_latency_s = 0;
+  m->va_chunk_bytes = P;
+  if (paged) {
+    /* a counts through its swap-out's step 1 (with b), then b and c: 2 pages */
+    m->page_peak_bytes = 2 * P;
+    pb_header(b)->flags = SFC_PLAN_PAGED;
+    pb_header(b)->budget_bytes = 2 * P;
+  }
+}
+
+static void test_sim_paged_wait(void) {
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfc_error_t err;
+  for (int paged = 0; paged <= 2; paged++) { /* arena, paged plan, arena plan + sim.paged */
+    pb_t *b = pb_new();
+    paged_wait_plan(b, paged == 1);
+    sfcrt_plan_t *plan = rt_load(b);
+    opt.sim.paged = paged == 2;
+    sfcrt_session_t *s;
+    CHECK_OK(sfcrt_session_create(plan, &opt, &s, &err), err);
+    for (int it = 0; it < 2; it++) {
+      CHECK_OK(sfcrt_iteration_begin(s, &err), err);
+      const sfcrt_step_t *st;
+      while (sfcrt_step_next(s, &st, &err) == SFC_OK && st)
+        sfcrt_step_done(s, &err);
+      CHECK_OK(sfcrt_iteration_end(s, &err), err);
+    }
+    sfcrt_stats_t stats;
+    sfcrt_session_stats(s, &stats);
+    CHECK(stats.step_start_us != NULL && stats.copy_end_us != NULL);
+    if (stats.step_start_us && stats.copy_end_us) {
+      CHECK_NEAR(stats.copy_end_us[0], 10 + 1024, 1e-9);
+      CHECK_NEAR(stats.step_start_us[2], paged ? 1034 : 20, 1e-9);
+      CHECK_NEAR(stats.step_stall_us[2], paged ? 1014 : 0, 1e-9);
+      CHECK_NEAR(stats.predicted_iteration_us, paged ? 1044 : 1034, 1e-9);
+    }
+    /* per iteration: c maps (waiting for a's copy), then a's page at step 0 (pages 1
+     * and 2 pending, finished); the pool was created with none mapped */
+    CHECK_EQ_U64(stats.unmap_waits, (paged ? 2 : 0));
+    CHECK_EQ_U64(stats.chunks_mapped, (paged ? 6 : 0));
+    sfcrt_session_destroy(s);
+    sfcrt_plan_destroy(plan);
+    pb_free(b);
+  }
+}
+
 /* Per-step stalls stay readable while the session lives. */
 static void test_sim_step_stalls(void) {
   pb_t *b = pb_new();
@@ -446,6 +563,8 @@ int main(void) {
   RUN(test_sim_by_hand);
   RUN(test_sim_duplex);
   RUN(test_sim_step_stalls);
+  RUN(test_sim_paged_by_hand);
+  RUN(test_sim_paged_wait);
   RUN(test_swap_at_end);
   RUN(test_misuse);
   RUN(test_external);

@@ -15,3 +15,14 @@ $SFC simulate "$DATA/runtime/swap.plan" --profile rtx2080ti-pcie3 --top 0; echo 
 $SFC simulate 2>&1; echo "exit $?"
 $SFC simulate "$DATA/runtime/swap.plan" --top 99 2>&1; echo "exit $?"
 $SFC simulate missing.plan 2>&1; echo "exit $?"
+# A paged plan (pb_example_paged at 512-byte pages, tests/plan/plan_examples.c): ops
+# 10 us; the second iteration maps pages 1, 2, 3 and unmaps 2, 3 (pending from the first,
+# finished) and 1 (at step 4, waiting for t2's last user, step 2): 60 us, no stall. With
+# maps of 50 us (test_rt_api.c test_sim_paged_by_hand, by hand): steps 0, 2, 4 wait for
+# the host 50, 30 and 40 us: 180 us.
+$SFC simulate "$CLI/../fuzz/corpus/plan/paged.plan" --top 0; echo "exit $?"
+$SFC simulate "$CLI/../fuzz/corpus/plan/paged.plan" --page-map-us 50 --json; echo "exit $?"
+# --paged replays a plan packed as one arena in paged mode: its pages are mapped in the
+# first iteration and stay (nothing to unmap), so the prediction is the arena's.
+$SFC simulate "$DATA/runtime/swap.plan" --paged --top 0; echo "exit $?"
+$SFC simulate "$DATA/runtime/swap.plan" --page-map-us -1 2>&1; echo "exit $?"

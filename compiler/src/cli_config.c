@@ -1,11 +1,12 @@
 /* cli_config.c — the configuration a command runs with: built-in defaults, then
  * the -c file, then command-line overrides (--profile, --budget, --packer, --policy,
- * --tiling, --staging-budget). */
+ * --tiling, --staging-budget, --arena, --page). */
 #include <string.h>
 
 #include "cli.h"
 #include "cli_config.h"
 #include "pack.h"
+#include "sfc/plan_format.h"
 #include "units.h"
 
 bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t *args,
@@ -24,6 +25,10 @@ bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t 
     *slot = &args->tiling;
   else if (sfc_cli_option(argc, argv, i, "--staging-budget", NULL, value))
     *slot = &args->staging;
+  else if (sfc_cli_option(argc, argv, i, "--arena", NULL, value))
+    *slot = &args->arena;
+  else if (sfc_cli_option(argc, argv, i, "--page", NULL, value))
+    *slot = &args->page;
   else
     return false;
   return true;
@@ -96,6 +101,27 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
           "--tiling: unknown tiling mode '%s' (expected one of: off, on, auto, fastest)",
           a->tiling);
     cfg->tiling.mode = (sfc_tiling_mode_t)found;
+  }
+  if (a->arena) {
+    if (strcmp(a->arena, "paged") == 0)
+      cfg->arena.kind = SFC_ARENA_PAGED;
+    else if (strcmp(a->arena, "contiguous") == 0)
+      cfg->arena.kind = SFC_ARENA_CONTIGUOUS;
+    else
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--arena: unknown arena '%s' (expected contiguous or paged)", a->arena);
+  }
+  if (a->page) {
+    char why[128], al[32];
+    uint64_t bytes;
+    if (!sfc_parse_size(a->page, &bytes, why, sizeof why))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--page: %s", why);
+    if (bytes == 0 || bytes > SFC_PLAN_MAX_ARENA_BYTES || bytes % cfg->device.alignment != 0)
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--page: %s is not a page size: more than 0, at most 1 PiB and a "
+                           "multiple of the alignment (%s)",
+                           a->page, sfc_format_size_exact(cfg->device.alignment, al, sizeof al));
+    cfg->arena.page_bytes = bytes;
   }
   /* The config loader checked a packer.algorithm the file gave (with its line and column). */
   if (!sfc_packer_find(cfg->packer.algorithm)) {

@@ -29,7 +29,7 @@ static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
     "                         [--policy P] [--tiling M] [--staging-budget SIZE] [-o PLAN]\n"
     "                         [--batch N] [--image-size N] [--dump-after PASS] [--json] [-v] [-q]\n"
-    "                         [--progress]\n"
+    "                         [--progress] [--arena contiguous|paged] [--page SIZE]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -54,6 +54,11 @@ static const char help[] =
     "                      grid), fastest (auto, and where tiling is predicted 2 percent\n"
     "                      faster than the untiled plan's swaps: not bitwise equal to\n"
     "                      untiled training); docs/config-format.md\n"
+    "      --arena A       contiguous (default): the budget holds the packed arena; paged:\n"
+    "                      the runtime maps a page only while live blocks touch it, the\n"
+    "                      budget holds the most pages touched at once (plan format 1.7;\n"
+    "                      sfc run --device cuda --paged; device.arena)\n"
+    "      --page SIZE     the page of a paged arena (default 2MiB; device.page)\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "      --image-size N  rescale the graph's square input image to N x N first: every\n"
@@ -171,6 +176,10 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "in_core_peak_bytes", (double)ir->in_core_peak);
   ok = ok && cJSON_AddNumberToObject(o, "lower_bound_bytes", (double)ir->lower_bound);
   ok = ok && cJSON_AddNumberToObject(o, "arena_bytes", (double)ir->arena_bytes);
+  ok = ok && cJSON_AddBoolToObject(o, "paged", sfc_ir_paged(ir));
+  ok = ok && cJSON_AddNumberToObject(o, "page_bytes",
+                                     sfc_ir_paged(ir) ? (double)cfg->arena.page_bytes : 0.0);
+  ok = ok && cJSON_AddNumberToObject(o, "page_peak_bytes", (double)ir->page_peak_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "host_arena_bytes", (double)ir->host_arena_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "staging_least_bytes", (double)ir->staging_least);
   ok = ok && cJSON_AddNumberToObject(
@@ -331,10 +340,11 @@ static int run(int argc, char **argv) {
         ir.steps[k].segment == SFC_PLAN_NONE &&
         sfc_ft_why_whole(graph, ir.steps[k].op, why, sizeof why))
       fprintf(stderr, "sfc: hint: FT tiling cannot shrink step %u: %s\n", k, why);
-  } else if (st == SFC_OK && !fits && ir.arena_bytes > cfg.budget_bytes) {
+  } else if (st == SFC_OK && !fits && sfc_ir_device_bytes(&ir) > cfg.budget_bytes) {
     char need[32], have[32];
-    fprintf(stderr, "sfc: %s: the plan needs %s, more than the budget of %s\n", gshown,
-            sfc_format_size(ir.arena_bytes, need, sizeof need),
+    fprintf(stderr, "sfc: %s: the plan needs %s%s, more than the budget of %s\n", gshown,
+            sfc_format_size(sfc_ir_device_bytes(&ir), need, sizeof need),
+            sfc_ir_paged(&ir) ? " of pages" : "",
             sfc_format_size(cfg.budget_bytes, have, sizeof have));
   }
   if (st == SFC_OK && !fits && cfg.host.staging_budget_bytes &&

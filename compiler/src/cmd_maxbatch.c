@@ -19,7 +19,7 @@
 static const char help[] =
     "usage: sfc maxbatch GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--policy P]\n"
     "                          [--packer NAME] [--staging-budget SIZE] [--tiling M] [--max N]\n"
-    "                          [--json] [-q]\n"
+    "                          [--arena contiguous|paged] [--page SIZE] [--json] [-q]\n"
     "\n"
     "Finds the largest batch whose plan fits the budget: GRAPH (sfc-graph v1 with a\n"
     "recorded \"batch\", as sfc-export writes) rescaled with --batch and compiled in\n"
@@ -48,6 +48,8 @@ static const char help[] =
     "      --packer NAME   packer for every probe (default: the config's, auto)\n"
     "      --tiling M      FT tiling for every probe: on, off, auto, fastest (as compile's;\n"
     "                      default: the config's, auto)\n"
+    "      --arena A       contiguous or paged (as compile's: a paged plan fits when its\n"
+    "                      page peak does), --page SIZE its page\n"
     "      --max N         the largest batch to consider (default 1048576)\n"
     "      --json          one JSON object on stdout: max_batch, samples_per_s,\n"
     "                      in_core_best_samples_per_s, in_core_best_batch,\n"

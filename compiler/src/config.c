@@ -35,6 +35,8 @@ void sfc_config_defaults(sfc_config_t *cfg) {
   cfg->packer.mip_max_blocks = 30;
   cfg->packer.time_limit_s = 10.0;
   cfg->host.staging_budget_bytes = 0;
+  cfg->arena.kind = SFC_ARENA_CONTIGUOUS;
+  cfg->arena.page_bytes = 2u << 20;
 }
 
 bool sfc_parse_time_limit(const char *text, double *out_seconds, char *why, size_t why_bytes) {
@@ -70,6 +72,8 @@ const char *const sfc_tiling_halo_names[SFC_HALO_SEED + 1] = {
     [SFC_HALO_MASKED] = "masked", [SFC_HALO_SEED] = "seed"};
 const char *const sfc_tiling_segments_names[SFC_SEGMENTS_LONGEST + 1] = {
     [SFC_SEGMENTS_AUTO] = "auto", [SFC_SEGMENTS_LONGEST] = "longest"};
+const char *const sfc_arena_kind_names[SFC_ARENA_PAGED + 1] = {
+    [SFC_ARENA_CONTIGUOUS] = "contiguous", [SFC_ARENA_PAGED] = "paged"};
 
 #define NAME_OF(table, v)                                                                          \
   ((unsigned)(v) < sizeof table / sizeof table[0] ? table[(unsigned)(v)] : "unknown")
@@ -88,6 +92,10 @@ const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo) {
 
 const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments) {
   return NAME_OF(sfc_tiling_segments_names, segments);
+}
+
+const char *sfc_arena_kind_name(sfc_arena_kind_t kind) {
+  return NAME_OF(sfc_arena_kind_names, kind);
 }
 #undef NAME_OF
 
@@ -163,6 +171,10 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
         "arena offset alignment, power of two, 1B..1MiB");
   field(out, "va_chunk", sfc_format_size_exact(dev->va_chunk_bytes, a, sizeof a),
         "physical chunk for virtual addressing, multiple of alignment");
+  field(out, "arena", sfc_arena_kind_name(cfg->arena.kind),
+        "contiguous | paged (the budget holds the pages live blocks touch)");
+  field(out, "page", sfc_format_size_exact(cfg->arena.page_bytes, a, sizeof a),
+        "page of a paged arena, multiple of alignment");
   field(out, "peak_flops", number_text(dev->peak_flops, a, sizeof a),
         "dense fp32 FLOP/s, for the device time model");
   field(out, "memory_bandwidth", sfc_format_rate(dev->memory_bytes_per_s, a, sizeof a),

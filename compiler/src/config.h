@@ -50,6 +50,12 @@ typedef enum sfc_tiling_segments {
 
 #define SFC_GRID_MAX (1u << 20) /* tiling.grid: rows and columns each 1..this */
 
+/* How the device arena is held (device.arena). */
+typedef enum sfc_arena_kind {
+  SFC_ARENA_CONTIGUOUS = 0, /* one allocation of the packed arena */
+  SFC_ARENA_PAGED = 1       /* virtual: pages mapped while live blocks touch them */
+} sfc_arena_kind_t;
+
 /* A device and its link to the host. Built-in profiles fill every field. */
 typedef struct sfc_profile {
   char name[SFC_NAME_BYTES]; /* e.g. "h200-pcie5" */
@@ -101,6 +107,14 @@ typedef struct sfc_config {
   struct {
     uint64_t staging_budget_bytes; /* pinned host staging limit, 0 = unlimited */
   } host;
+
+  /* device.arena, device.page: a contiguous arena (default) or a paged one (plan format
+   * 1.7): the budget then holds the pages of page_bytes the live blocks touch, not the
+   * packed arena (docs/config-format.md "device") */
+  struct {
+    sfc_arena_kind_t kind; /* default contiguous */
+    uint64_t page_bytes;   /* default 2 MiB, the CUDA driver's VMM granularity */
+  } arena;
 } sfc_config_t;
 
 /* Bounds of the rates, times and factors a config (or a flag) may give, so that every
@@ -158,11 +172,13 @@ extern const char *const sfc_sched_policy_names[SFC_SCHED_LMS + 1];
 extern const char *const sfc_tiling_mode_names[SFC_TILING_FASTEST + 1];
 extern const char *const sfc_tiling_halo_names[SFC_HALO_SEED + 1];
 extern const char *const sfc_tiling_segments_names[SFC_SEGMENTS_LONGEST + 1];
+extern const char *const sfc_arena_kind_names[SFC_ARENA_PAGED + 1];
 
 /* The name of a value, or "unknown" out of range. */
 const char *sfc_sched_policy_name(sfc_sched_policy_t policy);
 const char *sfc_tiling_mode_name(sfc_tiling_mode_t mode);
 const char *sfc_tiling_halo_name(sfc_tiling_halo_t halo);
 const char *sfc_tiling_segments_name(sfc_tiling_segments_t segments);
+const char *sfc_arena_kind_name(sfc_arena_kind_t kind);
 
 #endif /* SFC_CONFIG_H */

@@ -48,7 +48,9 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
                         .swap_out_bytes = s.bytes_swapped_out,
                         .h2d_busy_s = s.h2d_busy_us * 1e-6,
                         .d2h_busy_s = s.d2h_busy_us * 1e-6,
-                        .peak_device_bytes = s.peak_device_bytes};
+                        .peak_device_bytes = s.peak_device_bytes,
+                        .over_budget =
+                            sfc_plan_paged(&view) && (view.header.flags & SFC_PLAN_OVER_BUDGET)};
     if (starts && s.step_start_us && s.step_count == ir->n_steps)
       for (uint32_t k = 0; k < s.step_count; k++)
         starts[k] = s.step_start_us[k] * 1e-6;

@@ -29,6 +29,8 @@ typedef struct sfc_eval {
   uint64_t swap_out_bytes;
   double h2d_busy_s, d2h_busy_s; /* time each copy engine moved data */
   uint64_t peak_device_bytes;    /* max over steps of live device block bytes */
+  bool over_budget;              /* a paged arena whose page peak is over the budget (the
+                                    sim replays it with a pool of that peak all the same) */
 } sfc_eval_t;
 
 /* Replays ir's plan view on the sim device. options: NULL for the defaults (the

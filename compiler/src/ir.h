@@ -306,6 +306,8 @@ typedef struct sfc_ir {
   /* pack pass, one packing per arena */
   uint64_t arena_bytes;      /* device arena: peak of its packing */
   uint64_t host_arena_bytes; /* pinned host staging arena: peak of its packing */
+  uint64_t page_peak_bytes;  /* device.arena paged: the most bytes of whole pages the live
+                                device blocks touch (plan invariant 59; sfc_ir_page_peak) */
   const char *packer_name;   /* algorithm that produced the packing */
   bool packing_optimal;      /* the packer proved arena_bytes optimal */
   bool pack_wall_stopped;    /* some packing of this compile was stopped by the wall-clock
@@ -378,6 +380,17 @@ static inline uint32_t sfc_op_operand(const sfc_op_t *op, uint32_t i) {
 /* A tensor no step touches (liveness): it gets no block. */
 static inline bool sfc_ir_tensor_unused(const sfc_ir_t *ir, uint32_t t) {
   return ir->live[t].first_step == SFC_PLAN_NONE;
+}
+
+/* Whether the device arena is paged (device.arena: paged, plan format 1.7). */
+static inline bool sfc_ir_paged(const sfc_ir_t *ir) {
+  return ir->config->arena.kind == SFC_ARENA_PAGED;
+}
+
+/* What the device budget must hold: the page peak of a paged arena (as last computed by
+ * sfc_ir_page_peak), else the packed arena. */
+static inline uint64_t sfc_ir_device_bytes(const sfc_ir_t *ir) {
+  return sfc_ir_paged(ir) ? ir->page_peak_bytes : ir->arena_bytes;
 }
 
 static inline bool sfc_kind_is_persistent(sfc_tensor_kind_t kind) {

@@ -66,6 +66,7 @@ typedef enum kind {
   K_HALO,     /* sfc_tiling_halo_t */
   K_GRID,     /* "auto" or ROWSxCOLUMNS, uint32_t[2] each in [min, max] ({0, 0} = auto) */
   K_SEGMENTS, /* sfc_tiling_segments_t */
+  K_ARENA,    /* sfc_arena_kind_t */
   K_WINDOW,   /* "auto" or a size > 0 */
   K_COUNT,    /* uint32_t in [min, max] */
   K_NAME      /* char[SFC_NAME_BYTES] of [a-z0-9-] */
@@ -106,6 +107,8 @@ typedef enum field_id {
   F_DENSE_BYTES_EFF,
   F_ELEMENTWISE_FLOPS_EFF,
   F_ELEMENTWISE_BYTES_EFF,
+  F_ARENA,
+  F_PAGE,
   F_POLICY,
   F_WINDOW,
   F_PREFETCH,
@@ -164,6 +167,8 @@ static const field_t fields[F_COUNT] = {
     [F_ELEMENTWISE_BYTES_EFF] = {S_DEVICE, "elementwise_bytes_efficiency", K_FRACTION,
                                  AT(device.elementwise_bytes_efficiency), 0, 0, SFC_EFFICIENCY_MIN,
                                  1},
+    [F_ARENA] = {S_DEVICE, "arena", K_ARENA, AT(arena.kind), 0, 0},
+    [F_PAGE] = {S_DEVICE, "page", K_SIZE, AT(arena.page_bytes), 1, SFC_PLAN_MAX_ARENA_BYTES},
     [F_POLICY] = {S_SCHEDULER, "policy", K_POLICY, AT(scheduler.policy), 0, 0},
     [F_WINDOW] = {S_SCHEDULER, "window", K_WINDOW, AT(scheduler.window_bytes), 0, 0},
     [F_PREFETCH] = {S_SCHEDULER, "prefetch_limit", K_COUNT, AT(scheduler.prefetch_limit), 0,
@@ -197,6 +202,7 @@ static const named_kind_t named_kinds[] = {
     [K_MODE] = NAMED("mode", sfc_tiling_mode_names),
     [K_HALO] = NAMED("halo mode", sfc_tiling_halo_names),
     [K_SEGMENTS] = NAMED("segments rule", sfc_tiling_segments_names),
+    [K_ARENA] = NAMED("arena", sfc_arena_kind_names),
 };
 #undef NAMED
 _Static_assert(sizeof(sfc_sched_policy_t) == sizeof(int) &&
@@ -531,7 +537,8 @@ static sfc_status_t parse_value(loader_t *L, field_id_t id, const char *path) {
     case K_POLICY:
     case K_MODE:
     case K_HALO:
-    case K_SEGMENTS: {
+    case K_SEGMENTS:
+    case K_ARENA: {
       const named_kind_t *nk = &named_kinds[f->kind];
       int i = name_index(nk->names, nk->count, s);
       if (i < 0) {
@@ -765,6 +772,7 @@ static size_t value_bytes(kind_t kind) {
     case K_MODE:
     case K_HALO:
     case K_SEGMENTS:
+    case K_ARENA:
       return sizeof(int); /* named_kinds */
     case K_GRID:
       return 2 * sizeof(uint32_t);
@@ -810,6 +818,13 @@ static sfc_status_t merge(loader_t *L, const sfc_config_t *base, sfc_config_t *o
     return FAIL(L, L->value_mark[at], at == F_VA_CHUNK ? "device.va_chunk" : "device.alignment",
                 "%s is not a multiple of the alignment (%s)",
                 sfc_format_size_exact(out->device.va_chunk_bytes, a, sizeof a),
+                sfc_format_size_exact(out->device.alignment, b, sizeof b));
+  }
+  if (out->arena.page_bytes % out->device.alignment != 0) {
+    field_id_t at = L->set[F_PAGE] ? F_PAGE : F_ALIGNMENT;
+    return FAIL(L, L->value_mark[at], at == F_PAGE ? "device.page" : "device.alignment",
+                "the page %s is not a multiple of the alignment (%s)",
+                sfc_format_size_exact(out->arena.page_bytes, a, sizeof a),
                 sfc_format_size_exact(out->device.alignment, b, sizeof b));
   }
   uint64_t tiles = (uint64_t)out->tiling.grid[0] * out->tiling.grid[1];

@@ -10,9 +10,11 @@
  *
  * Reads: blocks, config packer section, alignment, budgets. Writes: blocks' offset,
  * arena_bytes, host_arena_bytes, packer_name, packing_optimal, pack_seconds,
- * pack_wall_stopped, fits_budget. The packers' time limit (packer.time_limit) is on
- * their work clock (pack_clock.h), so the offsets depend on the inputs alone.
+ * pack_wall_stopped, page_peak_bytes (a paged arena), fits_budget. The packers' time limit
+ * (packer.time_limit) is on their work clock (pack_clock.h), so the offsets depend on the inputs
+ * alone.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pack.h"
@@ -83,6 +85,47 @@ static sfc_status_t pack_arena(sfc_ir_t *ir, sfc_arena_t arena, sfc_error_t *err
   return SFC_OK;
 }
 
+sfc_status_t sfc_ir_page_peak(sfc_ir_t *ir, sfc_error_t *err) {
+  return sfc_ir_count_pages(ir, &ir->page_peak_bytes, err);
+}
+
+sfc_status_t sfc_ir_count_pages(const sfc_ir_t *ir, uint64_t *out, sfc_error_t *err) {
+  *out = 0;
+  if (!sfc_ir_paged(ir))
+    return SFC_OK;
+  sfc_pack_block_t *pb = malloc(((size_t)ir->n_blocks + 1) * sizeof *pb);
+  uint32_t *at = malloc(((size_t)ir->n_blocks + 1) * sizeof *at); /* IR block -> pb, or NONE */
+  if (!pb || !at) {
+    free(pb);
+    free(at);
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory counting pages");
+  }
+  size_t n = 0;
+  for (uint32_t i = 0; i < ir->n_blocks; i++) {
+    const sfc_block_t *b = &ir->blocks[i];
+    at[i] = SFC_PLAN_NONE;
+    if (b->arena != SFC_ARENA_DEVICE || b->bytes == 0)
+      continue;
+    at[i] = (uint32_t)n;
+    pb[n++] = (sfc_pack_block_t){.size = b->bytes,
+                                 .start = b->first_step,
+                                 .end = (int64_t)b->last_step + 1,
+                                 .offset = b->offset};
+  }
+  for (uint32_t w = 0; w < ir->n_swaps; w++) {
+    const sfc_swap_t *x = &ir->swaps[w];
+    uint32_t k = at[x->device_block];
+    int64_t step = x->issue_step < ir->n_steps ? x->issue_step : (int64_t)ir->n_steps - 1;
+    if (x->direction == SFC_SWAP_OUT && k != SFC_PLAN_NONE && step + 1 > pb[k].end)
+      pb[k].end = step + 1;
+  }
+  sfc_pack_problem_t p = {.blocks = pb, .count = n, .alignment = 1};
+  sfc_status_t st = sfc_pack_page_peak(&p, ir->config->arena.page_bytes, out, err);
+  free(pb);
+  free(at);
+  return st;
+}
+
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_config_t *cfg = ir->config;
   const char *name = cfg->packer.algorithm; /* "auto" is the portfolio (pack_portfolio.c) */
@@ -105,8 +148,9 @@ sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err) {
   ir->packer_name = NULL;
   for (int arena = 0; arena < SFC_ARENA_COUNT; arena++)
     SFC_TRY(pack_arena(ir, (sfc_arena_t)arena, err));
+  SFC_TRY(sfc_ir_page_peak(ir, err));
   uint64_t host_budget = cfg->host.staging_budget_bytes;
-  ir->fits_budget = ir->arena_bytes <= cfg->budget_bytes &&
+  ir->fits_budget = sfc_ir_device_bytes(ir) <= cfg->budget_bytes &&
                     (host_budget == 0 || ir->host_arena_bytes <= host_budget);
   return SFC_OK;
 }

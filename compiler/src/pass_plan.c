@@ -493,6 +493,13 @@ static sfc_status_t build_header(builder_t *b, sfc_error_t *err) {
   v->header.budget_bytes = cfg->budget_bytes;
   v->header.host_budget_bytes = cfg->host.staging_budget_bytes;
   v->header.flags = ir->arena_bytes > cfg->budget_bytes ? SFC_PLAN_OVER_BUDGET : 0;
+  if (sfc_ir_paged(ir)) { /* format 1.7: the budget holds the pages (invariants 14, 59) */
+    uint64_t need = 0;
+    SFC_TRY(sfc_ir_count_pages(ir, &need, err));
+    v->meta.page_peak_bytes = need;
+    v->meta.va_chunk_bytes = cfg->arena.page_bytes;
+    v->header.flags = SFC_PLAN_PAGED | (need > cfg->budget_bytes ? SFC_PLAN_OVER_BUDGET : 0);
+  }
   return SFC_OK;
 }
 

@@ -95,7 +95,94 @@ typedef struct slack {
   uint64_t work;      /* blocks visited so far (SLACK_WORK) */
   bool *movable;      /* [n_blocks] a swap-in's destination: it may take another offset */
   uint32_t *in_floor; /* [n_steps] sfc_swap_in_floor, NULL: no limit */
+  /* a paged arena: at most how many pages the live blocks touch at each step (exact
+   * before the moves, then raised by every page of each block that grows: an upper
+   * bound), and the budget's pages; NULL when the arena is contiguous */
+  uint32_t *pages_at; /* [n_steps] */
+  uint64_t page, page_cap;
 } slack_t;
+
+/* Pages block x touches (0 for no bytes). */
+static uint64_t block_pages(const slack_t *s, const sfc_block_t *x) {
+  return x->bytes && s->page ? (x->offset + x->bytes - 1) / s->page - x->offset / s->page + 1 : 0;
+}
+
+/* A paged arena: pages_at[k], the pages the live device blocks touch at step k, as plan
+ * invariant 59 counts them (a swap-out's block through that copy's issue step): per step,
+ * the blocks that begin add their pages to a count per page and those that end take
+ * theirs away. O(steps + the blocks' pages). False when out of memory. */
+static bool count_pages(slack_t *s) {
+  const sfc_ir_t *ir = s->ir;
+  uint32_t n = ir->n_steps;
+  uint64_t top = ir->arena_bytes > s->top ? ir->arena_bytes : s->top;
+  size_t np = (size_t)(top / s->page) + 2;
+  uint32_t *end = malloc(((size_t)ir->n_blocks + 1) * sizeof *end);
+  uint32_t *refs = calloc(np, sizeof *refs);
+  uint32_t *by_start = malloc(((size_t)s->n_dev + 1) * sizeof *by_start);
+  uint32_t *by_end = malloc(((size_t)s->n_dev + 1) * sizeof *by_end);
+  s->pages_at = calloc((size_t)n + 1, sizeof *s->pages_at);
+  bool ok = end && refs && by_start && by_end && s->pages_at;
+  if (ok) {
+    for (uint32_t i = 0; i < ir->n_blocks; i++)
+      end[i] = ir->blocks[i].last_step;
+    for (uint32_t w = 0; w < ir->n_swaps; w++) {
+      const sfc_swap_t *x = &ir->swaps[w];
+      uint32_t at = x->issue_step < n ? x->issue_step : (n ? n - 1 : 0);
+      if (x->direction == SFC_SWAP_OUT && at > end[x->device_block])
+        end[x->device_block] = at;
+    }
+    /* counting sorts of dev[] by first step and by end */
+    uint32_t *c = calloc((size_t)n + 2, sizeof *c), *d = calloc((size_t)n + 2, sizeof *d);
+    ok = c && d;
+    for (uint32_t i = 0; ok && i < s->n_dev; i++) {
+      c[ir->blocks[s->dev[i]].first_step + 1]++;
+      d[end[s->dev[i]] + 1]++;
+    }
+    for (uint32_t k = 0; ok && k <= n; k++)
+      c[k + 1] += c[k], d[k + 1] += d[k];
+    for (uint32_t i = 0; ok && i < s->n_dev; i++) {
+      by_start[c[ir->blocks[s->dev[i]].first_step]++] = s->dev[i];
+      by_end[d[end[s->dev[i]]]++] = s->dev[i];
+    }
+    free(c);
+    free(d);
+    uint32_t used = 0, i = 0, j = 0;
+    for (uint32_t k = 0; ok && k < n; k++) {
+      for (; i < s->n_dev && ir->blocks[by_start[i]].first_step == k; i++) {
+        const sfc_block_t *b = &ir->blocks[by_start[i]];
+        for (uint64_t p = b->offset / s->page; p <= (b->offset + b->bytes - 1) / s->page; p++)
+          used += refs[p]++ == 0;
+      }
+      s->pages_at[k] = used;
+      for (; j < s->n_dev && end[by_end[j]] == k; j++) {
+        const sfc_block_t *b = &ir->blocks[by_end[j]];
+        for (uint64_t p = b->offset / s->page; p <= (b->offset + b->bytes - 1) / s->page; p++)
+          used -= --refs[p] == 0;
+      }
+    }
+  }
+  free(end);
+  free(refs);
+  free(by_start);
+  free(by_end);
+  return ok;
+}
+
+/* A paged arena: whether `pages` more pages fit the budget at every step of [from, to). */
+static bool pages_fit(const slack_t *s, uint64_t pages, uint32_t from, uint32_t to) {
+  if (!s->pages_at)
+    return true;
+  for (uint32_t t = from; t < to; t++)
+    if (s->pages_at[t] + pages > s->page_cap)
+      return false;
+  return true;
+}
+
+static void pages_add(slack_t *s, uint64_t pages, uint32_t from, uint32_t to) {
+  if (s->pages_at)
+    for (uint32_t t = from; t < to; t++)
+      s->pages_at[t] += (uint32_t)pages;
+}
 
 static bool shares(const sfc_block_t *a, const sfc_block_t *b) {
   return a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
@@ -246,16 +333,35 @@ static void move_waits(slack_t *s) {
     uint32_t next = neighbour(s, x, +1), occ = next_occupant(s, x);
     uint32_t cap = next != NONE ? ir->blocks[next].first_step : ir->n_steps;
     uint32_t last = cap >= 2 ? cap - 2 : 0;
-    if (occ - 1 < last && last > b->last_step)
+    if (occ - 1 < last && last > b->last_step && !s->pages_at) /* (paged: they stay) */
       occ = clear_occupants(s, x, last) + 1; /* the swap-ins in the way move aside */
     if (occ - 1 < last)
       last = occ - 1;
+    if (s->pages_at) { /* a paged arena: while its pages fit the budget */
+      uint64_t np = block_pages(s, b);
+      uint32_t ok = b->last_step;
+      while (ok < last && pages_fit(s, np, ok + 1, ok + 2))
+        ok++;
+      last = ok;
+      pages_add(s, np, b->last_step + 1, last + 1);
+    }
     if (last > b->last_step) {
       b->last_step = last;
       s->waiter[i] = last + 1;
       ir->slack_moved_out++;
     }
   }
+}
+
+/* Whether swap-in destination x may begin at step a: a hole from a to its end, and in a
+ * paged arena its np pages within the budget's at the steps it gains — and at its own
+ * steps too when the hole is not at its offset (its pages there are new). */
+static bool issue_fits(slack_t *s, uint32_t x, uint32_t a, uint64_t np) {
+  const sfc_block_t *b = &s->ir->blocks[x];
+  uint64_t off = hole(s, x, a);
+  if (off == UINT64_MAX)
+    return false;
+  return pages_fit(s, np, a, off == b->offset ? b->first_step : b->last_step + 1);
 }
 
 /* Swap-ins earlier (the file comment). */
@@ -288,15 +394,18 @@ static bool move_issues(slack_t *s) {
     /* the earliest issue step with a hole from there to the block's end (a hole for
      * [r, last] is one for [r + 1, last] too: binary search); its own bytes are one */
     uint32_t a = lo, z = b->first_step;
+    uint64_t np = block_pages(s, b) + 1; /* (paged: a new offset may straddle one more) */
     while (a < z) {
       uint32_t mid = a + (z - a) / 2;
-      if (hole(s, x, mid) != UINT64_MAX)
+      if (issue_fits(s, x, mid, np))
         z = mid;
       else
         a = mid + 1;
     }
-    if (a < b->first_step) {
-      b->offset = hole(s, x, a);
+    if (a < b->first_step && issue_fits(s, x, a, np)) {
+      uint64_t off = hole(s, x, a);
+      pages_add(s, np, a, off == b->offset ? b->first_step : b->last_step + 1);
+      b->offset = off;
       b->first_step = a;
       w->issue_step = a;
       ir->slack_moved_in++;
@@ -469,6 +578,7 @@ static void slack_free(slack_t *s) {
   free(s->pos);
   free(s->movable);
   free(s->in_floor);
+  free(s->pages_at);
 }
 
 static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
@@ -504,6 +614,14 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   find_waiters(&s);
   uint64_t budget = ir->config->budget_bytes;
   s.top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
+  if (sfc_ir_paged(ir)) {
+    s.page = ir->config->arena.page_bytes;
+    s.page_cap = budget / s.page;
+    if (!count_pages(&s)) {
+      slack_free(&s);
+      return oom(err);
+    }
+  }
   sfc_status_t st = SFC_OK;
   move_waits(&s);
   if (!sfc_swap_in_floor(ir, &s.in_floor) || !move_issues(&s))
@@ -633,8 +751,10 @@ void sfc_slack_judge(sfc_ir_t *ir) {
   if (sfc_evaluate(ir, NULL, &after, &ignored) != SFC_OK)
     return;
   snapshot_swap(ir, snap); /* the IR without the moves */
+  /* (a paged arena: moves that took its pages over the budget are undone too) */
   if (sfc_evaluate(ir, NULL, &before, &ignored) == SFC_OK &&
-      after.predicted_iteration_s > before.predicted_iteration_s) {
+      (after.predicted_iteration_s > before.predicted_iteration_s ||
+       (after.over_budget && !before.over_budget))) {
     ir->slack_reverted = true;
     return;
   }
@@ -680,7 +800,9 @@ static sfc_status_t try_issue(slack_t *s, uint32_t i, uint32_t step, double *tim
   SFC_TRY(rebuild_deps(s, err));
   sfc_eval_t e;
   sfc_error_t ignored = {0};
-  *time = sfc_evaluate(ir, NULL, &e, &ignored) == SFC_OK ? e.predicted_iteration_s : INFINITY;
+  /* a paged arena: a swap-out issued later holds its pages longer (invariant 59) */
+  *time = sfc_evaluate(ir, NULL, &e, &ignored) == SFC_OK && !e.over_budget ? e.predicted_iteration_s
+                                                                           : INFINITY;
   return SFC_OK;
 }
 

@@ -33,7 +33,13 @@ sfc_status_t sfc_pass_liveness(sfc_ir_t *ir, sfc_error_t *err); /* pass_liveness
 sfc_status_t sfc_pass_blocks(sfc_ir_t *ir, sfc_error_t *err);   /* pass_blocks.c */
 sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err); /* pass_schedule.c */
 sfc_status_t sfc_pass_pack(sfc_ir_t *ir, sfc_error_t *err);     /* pass_pack.c */
-sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err);    /* pass_slack.c */
+/* A paged arena (sfc_ir_paged): ir->page_peak_bytes from the blocks' offsets and the swaps
+ * as plan invariant 59 counts them (a swap-out's block through that copy's issue step);
+ * 0 otherwise. O(blocks log blocks). pass_pack.c */
+sfc_status_t sfc_ir_page_peak(sfc_ir_t *ir, sfc_error_t *err);
+/* The same count into *out, the IR untouched. */
+sfc_status_t sfc_ir_count_pages(const sfc_ir_t *ir, uint64_t *out, sfc_error_t *err);
+sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err); /* pass_slack.c */
 /* After the last round's slack pass (the pipeline; tests): undoes its moves when the plan
  * replays slower on sim with them (sets slack_reverted). Not a pass: two replays. Cannot
  * fail: a plan the evaluator refuses keeps its moves. */

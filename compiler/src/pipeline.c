@@ -121,12 +121,12 @@ static bool staging_fits(const sfc_ir_t *ir) {
 /* Keeps this round as the best one when it is: within the staging budget before over
  * it, then the device arena fitting before not, then the smaller device arena. */
 static void note_round(rounds_t *r, const sfc_ir_t *ir, uint64_t now) {
-  bool staged = staging_fits(ir), fits = ir->arena_bytes <= ir->config->budget_bytes;
+  bool staged = staging_fits(ir), fits = sfc_ir_device_bytes(ir) <= ir->config->budget_bytes;
   bool best_fits = r->best_arena <= ir->config->budget_bytes;
   if (r->best_arena == 0 || (staged && !r->best_staged) ||
       (staged == r->best_staged &&
-       ((fits && !best_fits) || (fits == best_fits && ir->arena_bytes < r->best_arena)))) {
-    r->best_arena = ir->arena_bytes;
+       ((fits && !best_fits) || (fits == best_fits && sfc_ir_device_bytes(ir) < r->best_arena)))) {
+    r->best_arena = sfc_ir_device_bytes(ir);
     r->best_target = now;
     r->best_staged = staged;
   }
@@ -146,7 +146,7 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   const sfc_config_t *cfg = ir->config;
   uint64_t budget = cfg->budget_bytes;
   uint64_t now = ir->schedule_budget ? ir->schedule_budget : budget;
-  bool device_fits = ir->arena_bytes <= budget, staged = staging_fits(ir);
+  bool device_fits = sfc_ir_device_bytes(ir) <= budget, staged = staging_fits(ir);
   if ((cfg->scheduler.policy != SFC_SCHED_WINDOW && cfg->scheduler.policy != SFC_SCHED_LMS) ||
       budget == 0 || ir->schedule_infeasible || r->final)
     return 0;
@@ -210,7 +210,7 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
     /* the same target, the early swap-ins keeping twice the excess more room free */
     r->in_margin = true;
     r->margin_over = ir->schedule_prefetch_margin;
-    ir->schedule_prefetch_margin += 2 * (ir->arena_bytes - budget);
+    ir->schedule_prefetch_margin += 2 * (sfc_ir_device_bytes(ir) - budget);
     ir->schedule_margin_rounds++;
     return now;
   }
@@ -223,7 +223,7 @@ static uint64_t reschedule_budget(sfc_ir_t *ir, rounds_t *r) {
   note_round(r, ir, now);
   /* the excess, doubled each round: a packer that overshoots by a little every time
    * would otherwise take all the rounds */
-  uint64_t excess = (ir->arena_bytes - budget) << (ir->schedule_rounds - 1);
+  uint64_t excess = (sfc_ir_device_bytes(ir) - budget) << (ir->schedule_rounds - 1);
   uint64_t floor = ir->schedule_floor;
   uint64_t next = now > excess ? now - excess : 0, half = floor + (now - floor) / 2;
   if (now <= floor)
@@ -247,6 +247,8 @@ static size_t pass_index(sfc_pass_fn fn) {
 /* Runs pass i (its name prefixes an internal error). */
 static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
   sfc_status_t st = passes[i].fn(ir, err);
+  if (st == SFC_OK && passes[i].fn == sfc_pass_slack) /* the moves may touch more pages */
+    st = sfc_ir_page_peak(ir, err);
   if (st == SFC_ERR_INTERNAL)
     sfc_error_prefix(err, passes[i].name);
   return st;
@@ -656,18 +658,21 @@ again:
     }
     uint64_t now = ir->schedule_budget ? ir->schedule_budget : ir->config->budget_bytes;
     uint64_t again = passes[i].fn == sfc_pass_slack ? reschedule_budget(ir, &rounds) : 0;
-    if (passes[i].fn == sfc_pass_slack && !again) /* the last round: keep its moves? */
+    if (passes[i].fn == sfc_pass_slack && !again) { /* the last round: keep its moves? */
       sfc_slack_judge(ir);
+      SFC_TRY(sfc_ir_page_peak(ir, err));
+    }
     if (again) { /* fragmentation: blocks, schedule and pack once more */
       if (opt && opt->verbose > 0) {
         char a[32], b[32], c[32];
-        if (ir->arena_bytes <= ir->config->budget_bytes && staging_fits(ir))
+        if (sfc_ir_device_bytes(ir) <= ir->config->budget_bytes && staging_fits(ir))
           fprintf(dump,
                   "sfc: round %u: packed arena %s fits: scheduling again, the early swap-ins "
                   "keeping %s free\n",
-                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
+                  ir->schedule_rounds + 1, sfc_format_size(sfc_ir_device_bytes(ir), a, sizeof a),
                   sfc_format_size(ir->schedule_prefetch_margin, b, sizeof b));
-        else if (ir->arena_bytes <= ir->config->budget_bytes) /* the staging arena is over */
+        else if (sfc_ir_device_bytes(ir) <=
+                 ir->config->budget_bytes) /* the staging arena is over */
           fprintf(dump,
                   "sfc: round %u: host staging arena %s is over host.staging_budget %s: "
                   "scheduling for %s (%" PRIu64 " B)\n",
@@ -678,22 +683,22 @@ again:
           fprintf(dump,
                   "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
                   "again, the early swap-ins keeping %s free\n",
-                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
-                  ir->arena_bytes - ir->config->budget_bytes,
+                  ir->schedule_rounds + 1, sfc_format_size(sfc_ir_device_bytes(ir), a, sizeof a),
+                  sfc_ir_device_bytes(ir) - ir->config->budget_bytes,
                   sfc_format_size(ir->schedule_prefetch_margin, b, sizeof b));
         else if (again == now)
           fprintf(dump,
                   "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
                   "again without the early swap-ins\n",
-                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
-                  ir->arena_bytes - ir->config->budget_bytes);
+                  ir->schedule_rounds + 1, sfc_format_size(sfc_ir_device_bytes(ir), a, sizeof a),
+                  sfc_ir_device_bytes(ir) - ir->config->budget_bytes);
         else
           fprintf(dump,
                   "sfc: round %u: packed arena %s is %" PRIu64 " B over the budget: scheduling "
                   "for %s (%" PRIu64 " B)\n",
-                  ir->schedule_rounds + 1, sfc_format_size(ir->arena_bytes, a, sizeof a),
-                  ir->arena_bytes - ir->config->budget_bytes, sfc_format_size(again, b, sizeof b),
-                  again);
+                  ir->schedule_rounds + 1, sfc_format_size(sfc_ir_device_bytes(ir), a, sizeof a),
+                  sfc_ir_device_bytes(ir) - ir->config->budget_bytes,
+                  sfc_format_size(again, b, sizeof b), again);
       }
       ir->schedule_budget = again;
       ir->schedule_rounds++;
@@ -711,8 +716,8 @@ again:
     double t = ir->predicted_iteration_s;
     /* fitting first, then the faster; of plans that do not fit, one whose device arena
      * fits, then the smaller arena over its budget (the host's when the device fits) */
-    bool dev = ir->arena_bytes <= ir->config->budget_bytes;
-    uint64_t over = dev ? ir->host_arena_bytes : ir->arena_bytes;
+    bool dev = sfc_ir_device_bytes(ir) <= ir->config->budget_bytes;
+    uint64_t over = dev ? ir->host_arena_bytes : sfc_ir_device_bytes(ir);
     if (best_stage < 0 || (fits && !best_fits) || (fits && best_fits && t < best_s) ||
         (!fits && !best_fits && (dev > best_dev || (dev == best_dev && over < best_over)))) {
       best_stage = stage;
@@ -764,6 +769,7 @@ again:
     double t0 = sfc_clock_seconds();
     progress(opt, "reordering the copy queues");
     SFC_TRY(sfc_slack_reorder(ir, err));
+    SFC_TRY(sfc_ir_page_peak(ir, err));
     if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
       fprintf(dump,
               "sfc: reorder: %u swap-ins and %u swap-outs issued behind copies waited for "

@@ -185,7 +185,7 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
   }
   line_bytes(out, "in-core peak", ir->in_core_peak);
   line_bytes(out, "lower bound", ir->lower_bound);
-  line_bytes(out, "packed arena", ir->arena_bytes);
+  line_bytes(out, sfc_ir_paged(ir) ? "virtual arena" : "packed arena", ir->arena_bytes);
   fprintf(out, "  %-18s %12.4f  (%s%s)\n", "arena/lower bound",
           ir->lower_bound ? (double)ir->arena_bytes / (double)ir->lower_bound : 1.0,
           ir->packer_name ? ir->packer_name : "?", ir->packing_optimal ? ", optimal" : "");
@@ -194,13 +194,20 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
             "  %-18s the wall clock stopped the packer (4 x packer.time_limit + 1 s):\n"
             "  %-18s this plan may differ on another machine or under another load\n",
             "note", "");
-  if (ir->arena_bytes <= cfg->budget_bytes) {
+  if (sfc_ir_paged(ir)) {
+    char pg[32];
+    line_bytes(out, "page peak", ir->page_peak_bytes);
+    fprintf(out, "  %-18s %12s  pages; the budget holds the pages live blocks touch at once\n",
+            "paged", sfc_format_size(cfg->arena.page_bytes, pg, sizeof pg));
+  }
+  uint64_t device = sfc_ir_device_bytes(ir);
+  if (device <= cfg->budget_bytes) {
     fprintf(out, "  %-18s %12s  fits\n", "budget", sfc_format_size(cfg->budget_bytes, h, sizeof h));
   } else {
     char more[32];
     fprintf(out, "  %-18s %12s  does NOT fit (%s over)\n", "budget",
             sfc_format_size(cfg->budget_bytes, h, sizeof h),
-            sfc_format_size(ir->arena_bytes - cfg->budget_bytes, more, sizeof more));
+            sfc_format_size(device - cfg->budget_bytes, more, sizeof more));
   }
   uint64_t staging = cfg->host.staging_budget_bytes;
   if (staging && ir->host_arena_bytes > staging) { /* the other half of fits_budget */
@@ -241,8 +248,11 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */
-    fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)\n", "iteration",
-            ir->predicted_iteration_s * 1e3, ir->stall_s * 1e3);
+    fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)%s\n", "iteration",
+            ir->predicted_iteration_s * 1e3, ir->stall_s * 1e3,
+            sfc_ir_paged(ir) ? "; the host's waits for pages charged, page maps not (no GPU "
+                               "has timed one: sfc simulate --page-map-us)"
+                             : "");
     fprintf(out, "  %-18s %12.3f ms  in-core %.3f ms; predicted/bound %.4f\n", "time bound",
             ir->time_bound_s * 1e3, ir->compute_s * 1e3,
             ir->time_bound_s > 0 ? ir->predicted_iteration_s / ir->time_bound_s : 1.0);

@@ -88,6 +88,8 @@ static bool config_equal(const sfc_config_t *a, const sfc_config_t *b) {
   SAME(packer.mip_max_blocks);
   SAME(packer.time_limit_s);
   SAME(host.staging_budget_bytes);
+  SAME(arena.kind);
+  SAME(arena.page_bytes);
   return true;
 #undef SAME
 #undef SAME_STR
@@ -409,6 +411,8 @@ static void test_write_round_trip(void) {
   c.packer.mip_max_blocks = 0;
   c.packer.time_limit_s = 1e-3; /* the smallest allowed */
   c.host.staging_budget_bytes = 1ull << 60;
+  c.arena.kind = SFC_ARENA_PAGED;
+  c.arena.page_bytes = 3u << 20; /* a multiple of the alignment, not a power of two */
   check_round_trip(&c, "edited");
 }
 
@@ -551,7 +555,8 @@ static void test_errors_inline(void) {
        "t.yaml:2:3: device.policy: unknown key; expected one of: profile, memory, budget, "
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
        "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
-       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency"},
+       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency, "
+       "arena, page"},
       /* the device time model's keys: bounds and units like every other field */
       {"device:\n  dense_flops_efficiency: 0\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:27: device.dense_flops_efficiency: '0' is not in 0.01..1"},
@@ -649,7 +654,7 @@ static void test_errors_inline(void) {
        "one of: profile, memory, budget, h2d_bandwidth, d2h_bandwidth, duplex_factor, "
        "copy_latency, alignment, va_chunk, peak_flops, memory_bandwidth, launch_overhead, "
        "dense_flops_efficiency, dense_bytes_efficiency, elementwise_flops_efficiency, "
-       "elementwise_bytes_efficiency"},
+       "elementwise_bytes_efficiency, arena, page"},
       {"device:\n  memory: {a: 1}\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:11: device.memory: expected a size, got a mapping"},
       {"scheduler: [window]\n", SFC_ERR_BAD_INPUT,
@@ -665,7 +670,8 @@ static void test_errors_inline(void) {
        "t.yaml:2:3: device.bugdet: unknown key; expected one of: profile, memory, budget, "
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
        "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
-       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency"},
+       "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency, "
+       "arena, page"},
       {"device:\n  memory: 80GB\n\x01\n", SFC_ERR_BAD_INPUT,
        "t.yaml:3:1: yaml: control characters are not allowed (0x1)"},
   };

@@ -40,6 +40,7 @@ typedef struct totals {
   uint32_t plans, replays, swaps, infeasible, fragmented;
   uint32_t tiled_plans, segments, tiles; /* tiling.mode on */
   uint32_t staged_plans, staged_fits;    /* within a host.staging_budget */
+  uint32_t paged_plans, paged_fits;      /* device.arena: paged */
 } totals_t;
 
 /* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
@@ -108,6 +109,36 @@ static void check_result(const sfc_ir_t *ir, uint64_t budget, totals_t *tot) {
     CHECK(ir->lower_bound <= budget);
   }
   CHECK(ir->predicted);
+  /* a paged arena: the plan records the page peak the pipeline judged it by, and the
+   * budget holds it when the plan is said to fit */
+  CHECK(sfc_plan_paged(&ir->plan) == sfc_ir_paged(ir));
+  if (sfc_ir_paged(ir)) {
+    tot->paged_plans++;
+    tot->paged_fits += ir->fits_budget;
+    CHECK_EQ_U64(ir->plan.meta.page_peak_bytes, ir->page_peak_bytes);
+    CHECK_EQ_U64(ir->plan.meta.va_chunk_bytes, ir->config->arena.page_bytes);
+    if (ir->fits_budget)
+      CHECK(ir->page_peak_bytes <= budget);
+  }
+}
+
+/* device.arena: paged at `budget` with pages of `page` bytes: checked and replayed as
+ * any plan (the verifier recounts the pages, invariant 59). */
+static void paged(sfc_graph_t *g, sfc_config_t cfg, uint64_t budget, uint64_t page, int lag,
+                  const char *name, totals_t *tot) {
+  cfg.budget_bytes = budget;
+  cfg.arena.kind = SFC_ARENA_PAGED;
+  cfg.arena.page_bytes = page;
+  sfc_ir_t ir;
+  compile(&ir, g, &cfg);
+  check_result(&ir, budget, tot);
+  char what[160];
+  snprintf(what, sizeof what, "%.100s (paged, %llu-byte pages)", name, (unsigned long long)page);
+  fprintf(stderr, "  %s: %u swaps, arena %llu, pages %llu of %llu%s\n", what, ir.n_swaps,
+          (unsigned long long)ir.arena_bytes, (unsigned long long)ir.page_peak_bytes,
+          (unsigned long long)budget, ir.fits_budget ? "" : " (does not fit)");
+  replay(&ir, lag, what, tot);
+  sfc_ir_deinit(&ir);
 }
 
 /* The least pinned staging any plan of ir's graph within `budget` needs: at each step
@@ -200,6 +231,12 @@ static void workload(const char *path, bool quick, totals_t *tot) {
   }
   for (int i = 0; i < 2; i++)
     staging(g, cfg, peak, percent[i], tot);
+  /* paged at 30 %, pages of 64 KiB (these graphs are small: their blocks span pages) */
+  {
+    char name[160];
+    snprintf(name, sizeof name, "%.100s at 30 %%", g->name);
+    paged(g, cfg, peak * 30 / 100, 64u << 10, 0, name, tot);
+  }
   for (int p = 0; p < 2 && !quick; p++) { /* the baselines at 50 %, fitting or not */
     cfg.budget_bytes = peak / 2;
     cfg.scheduler.policy = p ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
@@ -312,6 +349,9 @@ static void random_graphs(int count, totals_t *tot) {
       sfc_ir_deinit(&ir);
       cfg.host.staging_budget_bytes = 0;
     }
+    /* paged at the same budget, pages of 256 B .. 16 KiB (a multiple of the alignment) */
+    snprintf(what, sizeof what, "random graph %d", round);
+    paged(g, cfg, cfg.budget_bytes, 256u << rg_rnd(&rng, 7), (round + 2) % 3, what, tot);
     /* the baselines' plans at the same budget (fitting it or not) */
     cfg.scheduler.policy = round % 2 ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
     compile(&ir, g, &cfg);
@@ -336,6 +376,8 @@ int main(int argc, char **argv) {
           tot.tiles);
   fprintf(stderr, "  within a host.staging_budget: %u of %u plans fit\n", tot.staged_fits,
           tot.staged_plans);
+  fprintf(stderr, "  paged arenas: %u of %u plans fit\n", tot.paged_fits, tot.paged_plans);
+  CHECK(tot.paged_plans > 0);
   CHECK(tot.swaps > 100);
   /* the scheduler plans for the staging budget: before it did, 5 of the 26 bundled
    * plans fit (best-fit packing; the rest of those over are fragmentation near the

@@ -1,7 +1,8 @@
 #!/bin/sh
-# cuda_replay_compiled.sh HARNESS GRAPH[:BATCH]... — compiles each graph at 50 % and 30 %
-# of its in-core peak (out-of-core plans: swaps, homes on the host), verifies each plan
-# and replays them all on the cuda device through HARNESS (test_cuda_device_fake plans):
+# cuda_replay_compiled.sh HARNESS GRAPH[:BATCH][+paged]... — compiles each graph at 50 % and
+# 30 % of its in-core peak (out-of-core plans: swaps, homes on the host), and for a +paged one
+# with a paged arena (--arena paged, 64 KiB pages) at the lower of those budgets too,
+# verifies each plan and replays them all on the cuda device through HARNESS (test_cuda_device_fake plans):
 # arena, VA and paged mode, reads synchronised and reads left to the stream, and on the fake
 # driver also with copies run when issued. $SFC is the sfc binary; SFCRT_CUDA_LIBRARY
 # picks the driver (the fake here; unset on a GPU machine: tools/gpu-check). SFC_JOBS
@@ -19,6 +20,8 @@ case $jobs in '' | *[!0-9]* | 0) echo "SFC_JOBS must be a positive integer, not 
 # one graph: its plans $tmp/<i>-<pct>.plan, its lines in $tmp/<i>.out; $tmp/<i>.ok when done
 plan_graph() (
   i=$1 spec=$2
+  paged=
+  case $spec in *+paged) spec=${spec%+paged} paged=1 ;; esac
   graph=${spec%%:*}
   batch=
   [ "$spec" = "$graph" ] || batch="--batch ${spec#*:}"
@@ -41,6 +44,25 @@ plan_graph() (
     "$SFC" verify "$plan" >/dev/null
     echo "$spec: $budget bytes ($pct % of $peak, floor $floor): $plan"
   done
+  # and a paged arena (plan format 1.7) at the last budget: its pool is the page peak
+  # (exit 1: its pages do not fit that budget — a tiny graph in 64 KiB pages — skipped)
+  if [ -n "$paged" ] && [ -n "$last" ]; then
+    plan=$tmp/$i-30-paged.plan
+    rc=0
+    # shellcheck disable=SC2086
+    "$SFC" compile "$graph" $batch --budget "$last" --arena paged --page 64KiB -o "$plan" -q \
+      2>"$tmp/$i-paged.err" || rc=$?
+    if [ "$rc" = 0 ]; then
+      "$SFC" verify "$plan" >/dev/null
+      echo "$spec: $last bytes, paged: $plan"
+    elif [ "$rc" = 1 ]; then
+      rm -f "$plan"
+      echo "$spec: $last bytes, paged: skipped, $(cat "$tmp/$i-paged.err")"
+    else
+      cat "$tmp/$i-paged.err" >&2
+      exit "$rc"
+    fi
+  fi
 )
 
 # batches of $jobs graphs in the background; each graph's lines printed in order after

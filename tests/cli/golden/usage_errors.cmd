@@ -19,3 +19,7 @@ $SFC run "$DATA/runtime/swap.plan" -n " 2" 2>&1; echo "exit $?"
 $SFC simulate "$DATA/runtime/swap.plan" --top 99999999999999999999 2>&1; echo "exit $?"
 $SFC config --print --profiles 2>&1; echo "exit $?"
 $SFC config --profiles -c x.yaml 2>&1; echo "exit $?"
+# a paged arena: the arena name and the page size are checked
+$SFC compile "$DATA/graphs/tiny_mlp.json" --arena virtual 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page 0 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page 1000 2>&1; echo "exit $?"

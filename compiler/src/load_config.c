@@ -72,22 +72,25 @@ typedef enum kind {
   K_NAME      /* char[SFC_NAME_BYTES] of [a-z0-9-] */
 } kind_t;
 
-static const char *const kind_names[] = {"the version number",
-                                         "a profile name",
-                                         "a size",
-                                         "a size",
-                                         "a rate",
-                                         "a duration",
-                                         "a number",
-                                         "a number",
-                                         "a policy",
-                                         "a mode",
-                                         "a halo mode",
-                                         "auto or a grid",
-                                         "a segments rule",
-                                         "auto or a size",
-                                         "a whole number",
-                                         "a name"};
+static const char *const kind_names[] = {[K_VERSION] = "the version number",
+                                         [K_PROFILE] = "a profile name",
+                                         [K_SIZE] = "a size",
+                                         [K_ALIGN] = "a size",
+                                         [K_RATE] = "a rate",
+                                         [K_DURATION] = "a duration",
+                                         [K_FRACTION] = "a number",
+                                         [K_NUMBER] = "a number",
+                                         [K_POLICY] = "a policy",
+                                         [K_MODE] = "a mode",
+                                         [K_HALO] = "a halo mode",
+                                         [K_GRID] = "auto or a grid",
+                                         [K_SEGMENTS] = "a segments rule",
+                                         [K_ARENA] = "an arena (contiguous or paged)",
+                                         [K_WINDOW] = "auto or a size",
+                                         [K_COUNT] = "a whole number",
+                                         [K_NAME] = "a name"};
+/* one name per kind: K_NAME is the last kind */
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == K_NAME + 1, "kind_names");
 
 typedef enum field_id {
   F_VERSION,

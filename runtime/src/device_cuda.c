@@ -108,16 +108,13 @@ typedef struct cuda_dev {
   uint32_t pg_count;
   CUmemGenericAllocationHandle *pg_handle; /* [pg_count] the page's chunk, 0 = unmapped */
   uint32_t *pg_refs;                       /* [pg_count] live blocks touching the page */
-  uint32_t *pg_last;    /* [3 * pg_count] per queue, the block whose end event on it was
-                           recorded last among the page's users since it was mapped; NONE */
-  uint64_t *pg_pend;    /* [pg_count] 0 = not pending, else its FIFO sequence number */
-  CUevent *pg_ev;       /* [3 * block_count] a block's events by queue */
-  uint64_t *pg_ev_seq;  /* [3 * block_count] when each was last recorded (0 = never) */
-  uint64_t *pg_ev_done; /* [3 * block_count] the record seen complete (== pg_ev_seq) */
-  uint32_t *pg_fifo;    /* [2 * pg_count] pending pages, oldest first, stale ones too */
-  uint64_t *pg_fifo_seq;
-  size_t pg_head, pg_tail;
-  uint64_t pg_seq;
+  uint32_t *pg_last;         /* [3 * pg_count] per queue, the block whose end event on it was
+                                recorded last among the page's users since it was mapped; NONE */
+  CUevent *pg_ev;            /* [3 * block_count] a block's events by queue */
+  uint64_t *pg_ev_seq;       /* [3 * block_count] when each was last recorded (0 = never) */
+  uint64_t *pg_ev_done;      /* [3 * block_count] the record seen complete (== pg_ev_seq) */
+  uint64_t pg_seq;           /* event records */
+  sfcrt_page_fifo_t pg_fifo; /* the pending pages */
 
   sfcrt_life_t life; /* VA and paged mode: when each block begins and ends (life.h) */
 } cuda_dev_t;
@@ -495,7 +492,7 @@ static sfc_status_t pg_reclaim(cuda_dev_t *d, uint32_t p, bool block, sfc_error_
     d->pg_last[(size_t)p * 3 + (size_t)q] = SFC_PLAN_NONE;
   }
   d->unmap_waits += waited;
-  d->pg_pend[p] = 0;
+  sfcrt_page_fifo_cancel(&d->pg_fifo, p);
   CUmemGenericAllocationHandle h = d->pg_handle[p];
   d->pg_handle[p] = 0;
   return sfcrt_cuda_va_chunk_unmap(&d->pool, pg_at(d, p), h, err);
@@ -538,40 +535,17 @@ static sfc_status_t pg_make_room(cuda_dev_t *d, size_t need, sfc_error_t *err) {
   if (d->pool.free_count >= need)
     return SFC_OK;
   pg_scan_t scan = {{0}};
-  for (size_t i = d->pg_head; i < d->pg_tail && d->pool.free_count < need; i++) {
-    uint32_t p = d->pg_fifo[i];
-    if (d->pg_pend[p] == d->pg_fifo_seq[i] && pg_events_done(d, p, &scan))
-      SFC_TRY(pg_reclaim(d, p, false, err));
-  }
-  while (d->pg_head < d->pg_tail &&
-         d->pg_pend[d->pg_fifo[d->pg_head]] != d->pg_fifo_seq[d->pg_head])
-    d->pg_head++;
-  if (d->pool.free_count < need && d->pg_head < d->pg_tail)
+  sfcrt_page_fifo_t *f = &d->pg_fifo;
+  for (size_t i = f->head; i < f->tail && d->pool.free_count < need; i++)
+    if (sfcrt_page_fifo_current(f, i) && pg_events_done(d, f->page[i], &scan))
+      SFC_TRY(pg_reclaim(d, f->page[i], false, err));
+  sfcrt_page_fifo_trim(f);
+  if (d->pool.free_count < need && f->head < f->tail)
     SFC_TRY(check_capture(d, "a page map must wait for pending unmaps", err));
-  for (; d->pg_head < d->pg_tail && d->pool.free_count < need; d->pg_head++) {
-    uint32_t p = d->pg_fifo[d->pg_head];
-    if (d->pg_pend[p] == d->pg_fifo_seq[d->pg_head])
-      SFC_TRY(pg_reclaim(d, p, true, err));
-  }
+  for (; f->head < f->tail && d->pool.free_count < need; f->head++)
+    if (sfcrt_page_fifo_current(f, f->head))
+      SFC_TRY(pg_reclaim(d, f->page[f->head], true, err));
   return SFC_OK;
-}
-
-/* Page p has no live block left: pending, unmapped when its chunk is needed. */
-static void pg_pend_page(cuda_dev_t *d, uint32_t p) {
-  size_t cap = (size_t)d->pg_count * 2;
-  if (d->pg_tail == cap) { /* compact: at most pg_count entries are current */
-    size_t n = 0;
-    for (size_t i = d->pg_head; i < d->pg_tail; i++)
-      if (d->pg_pend[d->pg_fifo[i]] == d->pg_fifo_seq[i]) {
-        d->pg_fifo[n] = d->pg_fifo[i];
-        d->pg_fifo_seq[n++] = d->pg_fifo_seq[i];
-      }
-    d->pg_head = 0;
-    d->pg_tail = n;
-  }
-  d->pg_pend[p] = ++d->pg_seq;
-  d->pg_fifo[d->pg_tail] = p;
-  d->pg_fifo_seq[d->pg_tail++] = d->pg_seq;
 }
 
 /* Block b begins: every page it touches is mapped (a pending one keeps its chunk: the
@@ -585,7 +559,7 @@ static sfc_status_t pg_begin(cuda_dev_t *d, uint32_t b, sfc_error_t *err) {
   size_t need = 0;
   for (uint32_t p = first; p <= last; p++) {
     if (d->pg_refs[p]++ == 0)
-      d->pg_pend[p] = 0;
+      sfcrt_page_fifo_cancel(&d->pg_fifo, p);
     need += d->pg_handle[p] == 0;
   }
   SFC_TRY(pg_make_room(d, need, err));
@@ -616,7 +590,7 @@ static void pg_end(cuda_dev_t *d, uint32_t b) {
         *l = b;
     }
     if (d->pg_refs[p] > 0 && --d->pg_refs[p] == 0)
-      pg_pend_page(d, p);
+      sfcrt_page_fifo_push(&d->pg_fifo, p);
   }
 }
 
@@ -644,15 +618,12 @@ static sfc_status_t pg_setup(cuda_dev_t *d, uint64_t bytes, uint32_t alignment, 
     d->pg_handle = sfc_calloc(a, np, sizeof(*d->pg_handle));
     d->pg_refs = sfc_calloc(a, np, sizeof(uint32_t));
     d->pg_last = sfc_calloc(a, 3 * np, sizeof(uint32_t));
-    d->pg_pend = sfc_calloc(a, np, sizeof(uint64_t));
-    d->pg_fifo = sfc_calloc(a, 2 * np, sizeof(uint32_t));
-    d->pg_fifo_seq = sfc_calloc(a, 2 * np, sizeof(uint64_t));
     d->pg_ev = sfc_calloc(a, 3 * nbc, sizeof(CUevent));
     d->pg_ev_seq = sfc_calloc(a, 3 * nbc, sizeof(uint64_t));
     d->pg_ev_done = sfc_calloc(a, 3 * nbc, sizeof(uint64_t));
     uint8_t *live = sfc_calloc(a, nbc, 1);
-    if (!d->pg_handle || !d->pg_refs || !d->pg_last || !d->pg_pend || !d->pg_fifo ||
-        !d->pg_fifo_seq || !d->pg_ev || !d->pg_ev_seq || !d->pg_ev_done || !live)
+    if (!d->pg_handle || !d->pg_refs || !d->pg_last || !d->pg_ev || !d->pg_ev_seq ||
+        !d->pg_ev_done || !live || !sfcrt_page_fifo_init(&d->pg_fifo, d->pg_count, a))
       st = sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "cuda paged mode: out of memory for tables");
     uint64_t peak =
         st == SFC_OK ? sfcrt_life_page_peak(&d->life, v, d->pg_chunk, d->pg_refs, live) : 0;
@@ -718,12 +689,7 @@ static void pg_teardown(cuda_dev_t *d) {
     sfc_free(a, d->pg_refs, np * sizeof(uint32_t));
   if (d->pg_last)
     sfc_free(a, d->pg_last, 3 * np * sizeof(uint32_t));
-  if (d->pg_pend)
-    sfc_free(a, d->pg_pend, np * sizeof(uint64_t));
-  if (d->pg_fifo)
-    sfc_free(a, d->pg_fifo, 2 * np * sizeof(uint32_t));
-  if (d->pg_fifo_seq)
-    sfc_free(a, d->pg_fifo_seq, 2 * np * sizeof(uint64_t));
+  sfcrt_page_fifo_free(&d->pg_fifo, a);
   if (d->pg_ev)
     sfc_free(a, d->pg_ev, 3 * nbc * sizeof(CUevent));
   if (d->pg_ev_seq)
@@ -1060,10 +1026,11 @@ static sfc_status_t cuda_iteration_end(void *self, sfc_error_t *err) {
     st = va_reclaim(d, d->pending[d->pending_count - 1], false, err);
   /* paged: the pending pages stay mapped (the next iteration's blocks may touch them
    * again), but their users are done */
-  for (size_t i = d->pg_head; st == SFC_OK && d->mode == SFCRT_CUDA_PAGED && i < d->pg_tail; i++)
-    if (d->pg_pend[d->pg_fifo[i]] == d->pg_fifo_seq[i])
+  const sfcrt_page_fifo_t *f = &d->pg_fifo;
+  for (size_t i = f->head; st == SFC_OK && d->mode == SFCRT_CUDA_PAGED && i < f->tail; i++)
+    if (sfcrt_page_fifo_current(f, i))
       for (int q = 0; q < SFCRT_QUEUE_COUNT; q++)
-        d->pg_last[(size_t)d->pg_fifo[i] * 3 + (size_t)q] = SFC_PLAN_NONE;
+        d->pg_last[(size_t)f->page[i] * 3 + (size_t)q] = SFC_PLAN_NONE;
   return leave(d, st, err);
 }
 

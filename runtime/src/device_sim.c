@@ -49,21 +49,17 @@
 /* Paged mode (a paged plan): the page table and its pending FIFO, on the clocks. */
 typedef struct sim_pages {
   sfcrt_life_t life;
-  uint64_t page;   /* bytes (META.va_chunk_bytes) */
-  uint32_t count;  /* pages of the arena */
-  uint64_t pool;   /* chunks: the page peak */
-  uint64_t used;   /* pages mapped */
-  uint32_t *refs;  /* [count] live blocks touching the page */
-  uint8_t *mapped; /* [count] */
-  double *release; /* [count] end of its last user since mapped, us on this iteration */
-  uint64_t *pend;  /* [count] 0 = not pending, else its FIFO sequence number */
-  uint32_t *fifo;  /* [2 * count] pending pages, oldest first, stale ones too */
-  uint64_t *fifo_seq;
-  size_t head, tail;
-  uint64_t seq;
-  double *done;  /* [block_count] end of the block's last user this residency, us */
-  uint32_t step; /* the step being issued (swap-outs after a block's last step end it) */
-  double map_us; /* host cost per page mapped */
+  uint64_t page;          /* bytes (META.va_chunk_bytes) */
+  uint32_t count;         /* pages of the arena */
+  uint64_t pool;          /* chunks: the page peak */
+  uint64_t used;          /* pages mapped */
+  uint32_t *refs;         /* [count] live blocks touching the page */
+  uint8_t *mapped;        /* [count] */
+  double *release;        /* [count] end of its last user since mapped, us on this iteration */
+  sfcrt_page_fifo_t fifo; /* the pending pages */
+  double *done;           /* [block_count] end of the block's last user this residency, us */
+  uint32_t step;          /* the step being issued (swap-outs after a block's last step end it) */
+  double map_us;          /* host cost per page mapped */
   uint64_t maps, unmaps, waits;
 } sim_pages_t;
 
@@ -111,12 +107,7 @@ static void pages_destroy(sim_pages_t *g, const sfc_allocator_t *a, uint32_t blo
     sfc_free(a, g->mapped, n);
   if (g->release)
     sfc_free(a, g->release, n * sizeof(double));
-  if (g->pend)
-    sfc_free(a, g->pend, n * sizeof(uint64_t));
-  if (g->fifo)
-    sfc_free(a, g->fifo, 2 * n * sizeof(uint32_t));
-  if (g->fifo_seq)
-    sfc_free(a, g->fifo_seq, 2 * n * sizeof(uint64_t));
+  sfcrt_page_fifo_free(&g->fifo, a);
   if (g->done)
     sfc_free(a, g->done, nb * sizeof(double));
   sfc_free(a, g, sizeof *g);
@@ -129,7 +120,7 @@ static void pages_reclaim(sim_t *d, uint32_t p, bool wait) {
     d->host = g->release[p];
     g->waits++;
   }
-  g->pend[p] = 0;
+  sfcrt_page_fifo_cancel(&g->fifo, p);
   g->mapped[p] = 0;
   g->release[p] = 0;
   g->used--;
@@ -142,16 +133,13 @@ static sfc_status_t pages_make_room(sim_t *d, uint64_t need, sfc_error_t *err) {
   sim_pages_t *g = d->pages;
   if (g->pool - g->used >= need)
     return SFC_OK;
-  for (size_t i = g->head; i < g->tail && g->pool - g->used < need; i++) {
-    uint32_t p = g->fifo[i];
-    if (g->pend[p] == g->fifo_seq[i] && g->release[p] <= d->host)
-      pages_reclaim(d, p, false);
-  }
-  for (; g->head < g->tail && g->pool - g->used < need; g->head++) {
-    uint32_t p = g->fifo[g->head];
-    if (g->pend[p] == g->fifo_seq[g->head])
-      pages_reclaim(d, p, true);
-  }
+  sfcrt_page_fifo_t *f = &g->fifo;
+  for (size_t i = f->head; i < f->tail && g->pool - g->used < need; i++)
+    if (sfcrt_page_fifo_current(f, i) && g->release[f->page[i]] <= d->host)
+      pages_reclaim(d, f->page[i], false);
+  for (; f->head < f->tail && g->pool - g->used < need; f->head++)
+    if (sfcrt_page_fifo_current(f, f->head))
+      pages_reclaim(d, f->page[f->head], true);
   if (g->pool - g->used < need)
     return sfc_error_set(err, SFC_ERR_INTERNAL,
                          "sim paged mode: %llu pages to map, %llu of the pool's %llu free and "
@@ -159,23 +147,6 @@ static sfc_status_t pages_make_room(sim_t *d, uint64_t need, sfc_error_t *err) {
                          (unsigned long long)need, (unsigned long long)(g->pool - g->used),
                          (unsigned long long)g->pool);
   return SFC_OK;
-}
-
-static void pages_pend(sim_pages_t *g, uint32_t p) {
-  size_t cap = (size_t)g->count * 2;
-  if (g->tail == cap) { /* compact: at most count entries are current */
-    size_t n = 0;
-    for (size_t i = g->head; i < g->tail; i++)
-      if (g->pend[g->fifo[i]] == g->fifo_seq[i]) {
-        g->fifo[n] = g->fifo[i];
-        g->fifo_seq[n++] = g->fifo_seq[i];
-      }
-    g->head = 0;
-    g->tail = n;
-  }
-  g->pend[p] = ++g->seq;
-  g->fifo[g->tail] = p;
-  g->fifo_seq[g->tail++] = g->seq;
 }
 
 /* Block b begins: its pages are mapped (a pending one keeps its chunk). */
@@ -188,7 +159,7 @@ static sfc_status_t pages_begin(sim_t *d, uint32_t b, sfc_error_t *err) {
   uint64_t need = 0;
   for (uint32_t p = first; p <= last; p++) {
     if (g->refs[p]++ == 0)
-      g->pend[p] = 0;
+      sfcrt_page_fifo_cancel(&g->fifo, p);
     need += !g->mapped[p];
   }
   SFC_TRY(pages_make_room(d, need, err));
@@ -213,7 +184,7 @@ static void pages_end(sim_t *d, uint32_t b) {
     if (g->done[b] > g->release[p])
       g->release[p] = g->done[b];
     if (g->refs[p] > 0 && --g->refs[p] == 0)
-      pages_pend(g, p);
+      sfcrt_page_fifo_push(&g->fifo, p);
   }
 }
 
@@ -238,13 +209,10 @@ static sfc_status_t pages_create(sim_t *d, double map_us, sfc_error_t *err) {
   g->refs = sfc_calloc(a, n, sizeof(uint32_t));
   g->mapped = sfc_calloc(a, n, 1);
   g->release = sfc_calloc(a, n, sizeof(double));
-  g->pend = sfc_calloc(a, n, sizeof(uint64_t));
-  g->fifo = sfc_calloc(a, 2 * n, sizeof(uint32_t));
-  g->fifo_seq = sfc_calloc(a, 2 * n, sizeof(uint64_t));
   g->done = sfc_calloc(a, nb, sizeof(double));
   uint8_t *live = sfc_calloc(a, nb, 1);
-  bool ok =
-      g->refs && g->mapped && g->release && g->pend && g->fifo && g->fifo_seq && g->done && live;
+  bool ok = g->refs && g->mapped && g->release && g->done && live &&
+            sfcrt_page_fifo_init(&g->fifo, g->count, a);
   if (ok)
     g->pool = sfcrt_life_page_peak(&g->life, v, page, g->refs, live);
   if (live)

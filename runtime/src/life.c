@@ -144,3 +144,43 @@ uint64_t sfcrt_life_page_peak(const sfcrt_life_t *l, const sfc_plan_view_t *v, u
   sfcrt_peak_counter_t c = {page_begin, page_end, &pc};
   return sfcrt_life_peak(l, v, &c);
 }
+
+bool sfcrt_page_fifo_init(sfcrt_page_fifo_t *f, uint32_t count, const sfc_allocator_t *a) {
+  memset(f, 0, sizeof *f);
+  size_t n = count ? count : 1;
+  f->count = (uint32_t)n;
+  f->pend = sfc_calloc(a, n, sizeof(uint64_t));
+  f->page = sfc_calloc(a, 2 * n, sizeof(uint32_t));
+  f->seq = sfc_calloc(a, 2 * n, sizeof(uint64_t));
+  if (f->pend && f->page && f->seq)
+    return true;
+  sfcrt_page_fifo_free(f, a);
+  return false;
+}
+
+void sfcrt_page_fifo_free(sfcrt_page_fifo_t *f, const sfc_allocator_t *a) {
+  size_t n = f->count ? f->count : 1;
+  if (f->pend)
+    sfc_free(a, f->pend, n * sizeof(uint64_t));
+  if (f->page)
+    sfc_free(a, f->page, 2 * n * sizeof(uint32_t));
+  if (f->seq)
+    sfc_free(a, f->seq, 2 * n * sizeof(uint64_t));
+  memset(f, 0, sizeof *f);
+}
+
+void sfcrt_page_fifo_push(sfcrt_page_fifo_t *f, uint32_t p) {
+  if (f->tail == 2 * (size_t)f->count) { /* compact: at most count entries are current */
+    size_t n = 0;
+    for (size_t i = f->head; i < f->tail; i++)
+      if (sfcrt_page_fifo_current(f, i)) {
+        f->page[n] = f->page[i];
+        f->seq[n++] = f->seq[i];
+      }
+    f->head = 0;
+    f->tail = n;
+  }
+  f->pend[p] = ++f->next;
+  f->page[f->tail] = p;
+  f->seq[f->tail++] = f->next;
+}

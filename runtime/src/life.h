@@ -1,6 +1,7 @@
 /* life.h — when the runtime begins and ends each device block: the tables the cuda
  * device's VA and paged modes map and unmap by, and the sim device's paged model
- * replays (docs/runtime.md "Paged mode"). Pure C over a validated plan view.
+ * replays (docs/runtime.md "Paged mode"), and the pending-page queue both unmap by.
+ * Pure C over a validated plan view.
  *
  * The rules (the plan's, as the interpreter issues it): a block that is not swapped in
  * begins at step_begin(first_step); a swapped-in block begins at its swap-in's issue; a
@@ -68,5 +69,44 @@ static inline bool sfcrt_block_pages(const sfc_plan_block_t *b, uint64_t page, u
  * and left dirty. */
 uint64_t sfcrt_life_page_peak(const sfcrt_life_t *l, const sfc_plan_view_t *v, uint64_t page,
                               uint32_t *refs, uint8_t *live);
+
+/* Paged mode's pending pages (docs/runtime.md "Paged mode"): pages no live block
+ * touches, in the order they became so — the order both the cuda device and the sim
+ * device unmap them in when a map needs their chunks. An entry goes stale when its page
+ * is touched again or reclaimed (cancel); stale entries stay until the head passes them
+ * or a full queue is compacted (at most `count` entries are current), so push,
+ * cancel and current are O(1) amortised. */
+typedef struct sfcrt_page_fifo {
+  uint64_t *pend; /* [count] 0 = not pending, else its entry's sequence number */
+  uint32_t *page; /* [2 * count] the entries' pages, oldest first */
+  uint64_t *seq;  /* [2 * count] and their sequence numbers */
+  size_t head, tail;
+  uint64_t next;
+  uint32_t count;
+} sfcrt_page_fifo_t;
+
+/* For an arena of `count` pages; false when out of memory (*f is then empty). */
+bool sfcrt_page_fifo_init(sfcrt_page_fifo_t *f, uint32_t count, const sfc_allocator_t *a);
+void sfcrt_page_fifo_free(sfcrt_page_fifo_t *f, const sfc_allocator_t *a);
+
+/* Page p becomes pending (the newest entry). */
+void sfcrt_page_fifo_push(sfcrt_page_fifo_t *f, uint32_t p);
+
+/* Page p is no longer pending: touched again, or reclaimed. */
+static inline void sfcrt_page_fifo_cancel(sfcrt_page_fifo_t *f, uint32_t p) {
+  f->pend[p] = 0;
+}
+
+/* Whether entry i (head <= i < tail) is current: its page is still pending from it. */
+static inline bool sfcrt_page_fifo_current(const sfcrt_page_fifo_t *f, size_t i) {
+  return f->pend[f->page[i]] == f->seq[i];
+}
+
+/* Moves the head past stale entries: afterwards the head, if any, is the oldest pending
+ * page. */
+static inline void sfcrt_page_fifo_trim(sfcrt_page_fifo_t *f) {
+  while (f->head < f->tail && !sfcrt_page_fifo_current(f, f->head))
+    f->head++;
+}
 
 #endif

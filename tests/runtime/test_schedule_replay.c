@@ -22,9 +22,11 @@
  * operands do not fit) is scheduled for the floor: that plan is replayed once, not again for the
  * lower budget, which gives the same plan.
  *
- *   test_schedule_replay          every workload, 40 random graphs (~20 s)
+ *   test_schedule_replay          every workload, 40 random graphs (contiguous and
+ *                                 paged): ~9.5 min in CI (2 cores, beside other tests)
  *   test_schedule_replay --quick  the sanitizer build's subset: ResNet-50, U-Net,
- *                                 VGG-16 and 12 random graphs
+ *                                 VGG-16 and 12 random graphs: ~13 min in CI under
+ *                                 ASan + UBSan
  */
 #include "check.h"
 #include "core/random_graph.h"

@@ -1,6 +1,6 @@
 /* cli_config.c — the configuration a command runs with: built-in defaults, then
  * the -c file, then command-line overrides (--profile, --budget, --packer, --policy,
- * --tiling, --staging-budget, --arena, --page). */
+ * --tiling, --staging-budget, --arena, --page, --page-map-cost). */
 #include <string.h>
 
 #include "cli.h"
@@ -29,6 +29,8 @@ bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t 
     *slot = &args->arena;
   else if (sfc_cli_option(argc, argv, i, "--page", NULL, value))
     *slot = &args->page;
+  else if (sfc_cli_option(argc, argv, i, "--page-map-cost", NULL, value))
+    *slot = &args->map;
   else
     return false;
   return true;
@@ -122,6 +124,16 @@ sfc_status_t sfc_cli_load_config(const sfc_cli_config_args_t *a, sfc_config_t *c
                            "multiple of the alignment (%s)",
                            a->page, sfc_format_size_exact(cfg->device.alignment, al, sizeof al));
     cfg->arena.page_bytes = bytes;
+  }
+  if (a->map) {
+    char why[128];
+    double s;
+    if (!sfc_parse_duration(a->map, &s, why, sizeof why))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT, "--page-map-cost: %s", why);
+    if (!(s >= 0 && s <= SFC_PAGE_MAP_MAX_S))
+      return sfc_error_set(err, SFC_ERR_BAD_INPUT,
+                           "--page-map-cost: %s is not a time to map a page: 0 .. 1s", a->map);
+    cfg->arena.page_map_s = s;
   }
   /* The config loader checked a packer.algorithm the file gave (with its line and column). */
   if (!sfc_packer_find(cfg->packer.algorithm)) {

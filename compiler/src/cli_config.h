@@ -14,11 +14,13 @@ typedef struct sfc_cli_config_args {
   const char *staging; /* --staging-budget, or NULL */
   const char *arena;   /* --arena, or NULL */
   const char *page;    /* --page, or NULL */
+  const char *map;     /* --page-map-cost, or NULL */
 } sfc_cli_config_args_t;
 
 /* Whether argv[*i] is one of the options above (-c/--config, -b/--budget, --profile,
- * --packer, --policy, --tiling, --staging-budget, --arena, --page); then *slot is the field of args
- * it sets, *value its value (NULL when missing, which the caller reports) and *i is past it. */
+ * --packer, --policy, --tiling, --staging-budget, --arena, --page, --page-map-cost); then *slot is
+ * the field of args it sets, *value its value (NULL when missing, which the caller reports) and *i
+ * is past it. */
 bool sfc_cli_config_option(int argc, char **argv, int *i, sfc_cli_config_args_t *args,
                            const char ***slot, const char **value);
 

@@ -30,6 +30,7 @@ static const char help[] =
     "                         [--policy P] [--tiling M] [--staging-budget SIZE] [-o PLAN]\n"
     "                         [--batch N] [--image-size N] [--dump-after PASS] [--json] [-v] [-q]\n"
     "                         [--progress] [--arena contiguous|paged] [--page SIZE]\n"
+    "                         [--page-map-cost TIME]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
     "residency of every tensor, exact byte offsets, and writes a plan file the\n"
@@ -59,6 +60,12 @@ static const char help[] =
     "                      budget holds the most pages touched at once (plan format 1.7;\n"
     "                      sfc run --device cuda --paged; device.arena)\n"
     "      --page SIZE     the page of a paged arena (default 2MiB; device.page)\n"
+    "      --page-map-cost TIME\n"
+    "                      host time to map one page, e.g. 12us (device.page_map_cost;\n"
+    "                      default 0: not modelled): a paged plan's predictions charge it,\n"
+    "                      on the steady state's (second) iteration, and the scheduler's\n"
+    "                      candidates are judged with it. tools/gpu-check measures it\n"
+    "                      ('paged cost per chunk mapped')\n"
     "      --batch N       rescale the graph from its recorded \"batch\" to N first\n"
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "      --image-size N  rescale the graph's square input image to N x N first: every\n"
@@ -180,6 +187,9 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "page_bytes",
                                      sfc_ir_paged(ir) ? (double)cfg->arena.page_bytes : 0.0);
   ok = ok && cJSON_AddNumberToObject(o, "page_peak_bytes", (double)ir->page_peak_bytes);
+  ok = ok &&
+       cJSON_AddNumberToObject(o, "page_map_s", sfc_ir_paged(ir) ? cfg->arena.page_map_s : 0.0);
+  ok = ok && cJSON_AddNumberToObject(o, "pages_mapped", (double)ir->pages_mapped);
   ok = ok && cJSON_AddNumberToObject(o, "host_arena_bytes", (double)ir->host_arena_bytes);
   ok = ok && cJSON_AddNumberToObject(o, "staging_least_bytes", (double)ir->staging_least);
   ok = ok && cJSON_AddNumberToObject(

@@ -37,6 +37,7 @@ void sfc_config_defaults(sfc_config_t *cfg) {
   cfg->host.staging_budget_bytes = 0;
   cfg->arena.kind = SFC_ARENA_CONTIGUOUS;
   cfg->arena.page_bytes = 2u << 20;
+  cfg->arena.page_map_s = 0; /* not modelled until measured */
 }
 
 bool sfc_parse_time_limit(const char *text, double *out_seconds, char *why, size_t why_bytes) {
@@ -175,6 +176,8 @@ void sfc_config_write_yaml(const sfc_config_t *cfg, FILE *out) {
         "contiguous | paged (the budget holds the pages live blocks touch)");
   field(out, "page", sfc_format_size_exact(cfg->arena.page_bytes, a, sizeof a),
         "page of a paged arena, multiple of alignment");
+  field(out, "page_map_cost", sfc_format_duration(cfg->arena.page_map_s, a, sizeof a),
+        "host time per page mapped (paged; 0: not modelled)");
   field(out, "peak_flops", number_text(dev->peak_flops, a, sizeof a),
         "dense fp32 FLOP/s, for the device time model");
   field(out, "memory_bandwidth", sfc_format_rate(dev->memory_bytes_per_s, a, sizeof a),

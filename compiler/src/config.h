@@ -114,6 +114,8 @@ typedef struct sfc_config {
   struct {
     sfc_arena_kind_t kind; /* default contiguous */
     uint64_t page_bytes;   /* default 2 MiB, the CUDA driver's VMM granularity */
+    double page_map_s;     /* device.page_map_cost: host time per page mapped, charged by the
+                              evaluator (default 0: not modelled; tools/gpu-check measures it) */
   } arena;
 } sfc_config_t;
 
@@ -124,6 +126,7 @@ typedef struct sfc_config {
 #define SFC_RATE_MIN           1e3  /* bytes/s: 1KB/s */
 #define SFC_RATE_MAX           1e15 /* bytes/s: 1PB/s */
 #define SFC_LATENCY_MAX_S      1.0  /* copy_latency: 0 .. 1s */
+#define SFC_PAGE_MAP_MAX_S     1.0  /* page_map_cost: 0 .. 1s */
 #define SFC_DUPLEX_MIN         0.01 /* duplex_factor: 0.01 .. 1 */
 #define SFC_PEAK_FLOPS_MIN     1e6  /* peak_flops: 1e6 .. 1e18 FLOP/s */
 #define SFC_PEAK_FLOPS_MAX     1e18

@@ -5,14 +5,17 @@
  * placed): it builds the plan view from the IR exactly as the plan pass does
  * (sfc_plan_view_build), serialises it in memory, loads it through the runtime's
  * reader (so every check the runtime makes on a real plan file applies), and replays
- * one iteration on the runtime's `sim` device. Passes never call each other: a tuner
- * calls this function, not the passes after it.
+ * one iteration on the runtime's `sim` device — for a paged plan two, and the second is
+ * the prediction: the steady state, the pages the first left mapped still mapped, as
+ * `sfc simulate` reports it (each page mapped costs the host options->sim.page_map_s:
+ * the pipeline's last prediction passes device.page_map_cost, its choices 0). Passes never
+ * call each other: a tuner calls this function, not the passes after it.
  *
  *   sfc_eval_t e;
  *   SFC_TRY(sfc_evaluate(ir, NULL, &e, err));   // e.predicted_iteration_s, e.stall_s
  *
  * Cost: O(plan size) to build, write and validate, plus one sim iteration
- * (O(steps + swaps + deps)); nothing is kept.
+ * (O(steps + swaps + deps); two, as above); nothing is kept.
  */
 #ifndef SFC_EVALUATE_H
 #define SFC_EVALUATE_H
@@ -31,10 +34,13 @@ typedef struct sfc_eval {
   uint64_t peak_device_bytes;    /* max over steps of live device block bytes */
   bool over_budget;              /* a paged arena whose page peak is over the budget (the
                                     sim replays it with a pool of that peak all the same) */
+  bool paged;                    /* replayed in paged mode (a paged plan) */
+  uint64_t pages_mapped;         /* paged: pages mapped in the iteration predicted */
 } sfc_eval_t;
 
 /* Replays ir's plan view on the sim device. options: NULL for the defaults (the
- * link from the plan's META); its device field is ignored (always "sim"). Errors:
+ * link from the plan's META, page maps free); its device field is ignored (always
+ * "sim"). Errors:
  * those of the plan builder, the runtime's loader (an IR whose view breaks a plan
  * invariant is SFC_ERR_VERIFY or SFC_ERR_BAD_INPUT with the loader's reason), and
  * SFC_ERR_OUT_OF_MEMORY. */

@@ -335,6 +335,7 @@ typedef struct sfc_ir {
   bool predicted;
   double predicted_iteration_s;
   double stall_s;
+  uint64_t pages_mapped;    /* paged: pages the predicted iteration maps */
   double *step_start_s;     /* [step_start_n] each step's start on sim (after its stall), s */
   uint32_t step_start_n;    /*   n_steps after a replay, 0 when the replay gave none */
   uint32_t schedule_rounds; /* schedule + pack rounds run (fragmentation retries) */

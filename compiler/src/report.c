@@ -248,11 +248,22 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     fprintf(out, ")\n");
   }
   if (ir->predicted) { /* sim replay vs. in-core and the bound on any swap schedule */
-    fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)%s\n", "iteration",
-            ir->predicted_iteration_s * 1e3, ir->stall_s * 1e3,
-            sfc_ir_paged(ir) ? "; the host's waits for pages charged, page maps not (no GPU "
-                               "has timed one: sfc simulate --page-map-us)"
-                             : "");
+    fprintf(out, "  %-18s %12.3f ms  predicted (stall %.3f ms)", "iteration",
+            ir->predicted_iteration_s * 1e3, ir->stall_s * 1e3);
+    if (sfc_ir_paged(ir) && cfg->arena.page_map_s > 0) {
+      char d[32];
+      fprintf(out,
+              "; the steady state's: the host's waits for pages and its %llu page maps at "
+              "%s each charged (device.page_map_cost)",
+              (unsigned long long)ir->pages_mapped,
+              sfc_format_duration(cfg->arena.page_map_s, d, sizeof d));
+    } else if (sfc_ir_paged(ir)) {
+      fprintf(out,
+              "; the steady state's: the host's waits for pages charged, its %llu page "
+              "maps not (device.page_map_cost 0; tools/gpu-check measures one)",
+              (unsigned long long)ir->pages_mapped);
+    }
+    fputc('\n', out);
     fprintf(out, "  %-18s %12.3f ms  in-core %.3f ms; predicted/bound %.4f\n", "time bound",
             ir->time_bound_s * 1e3, ir->compute_s * 1e3,
             ir->time_bound_s > 0 ? ir->predicted_iteration_s / ir->time_bound_s : 1.0);

@@ -90,6 +90,7 @@ static bool config_equal(const sfc_config_t *a, const sfc_config_t *b) {
   SAME(host.staging_budget_bytes);
   SAME(arena.kind);
   SAME(arena.page_bytes);
+  SAME(arena.page_map_s);
   return true;
 #undef SAME
 #undef SAME_STR
@@ -413,6 +414,7 @@ static void test_write_round_trip(void) {
   c.host.staging_budget_bytes = 1ull << 60;
   c.arena.kind = SFC_ARENA_PAGED;
   c.arena.page_bytes = 3u << 20; /* a multiple of the alignment, not a power of two */
+  c.arena.page_map_s = 12.5e-6;
   check_round_trip(&c, "edited");
 }
 
@@ -556,7 +558,7 @@ static void test_errors_inline(void) {
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
        "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
        "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency, "
-       "arena, page"},
+       "arena, page, page_map_cost"},
       /* the device time model's keys: bounds and units like every other field */
       {"device:\n  dense_flops_efficiency: 0\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:27: device.dense_flops_efficiency: '0' is not in 0.01..1"},
@@ -654,7 +656,7 @@ static void test_errors_inline(void) {
        "one of: profile, memory, budget, h2d_bandwidth, d2h_bandwidth, duplex_factor, "
        "copy_latency, alignment, va_chunk, peak_flops, memory_bandwidth, launch_overhead, "
        "dense_flops_efficiency, dense_bytes_efficiency, elementwise_flops_efficiency, "
-       "elementwise_bytes_efficiency, arena, page"},
+       "elementwise_bytes_efficiency, arena, page, page_map_cost"},
       {"device:\n  memory: {a: 1}\n", SFC_ERR_BAD_INPUT,
        "t.yaml:2:11: device.memory: expected a size, got a mapping"},
       {"scheduler: [window]\n", SFC_ERR_BAD_INPUT,
@@ -671,7 +673,7 @@ static void test_errors_inline(void) {
        "h2d_bandwidth, d2h_bandwidth, duplex_factor, copy_latency, alignment, va_chunk, "
        "peak_flops, memory_bandwidth, launch_overhead, dense_flops_efficiency, "
        "dense_bytes_efficiency, elementwise_flops_efficiency, elementwise_bytes_efficiency, "
-       "arena, page"},
+       "arena, page, page_map_cost"},
       {"device:\n  memory: 80GB\n\x01\n", SFC_ERR_BAD_INPUT,
        "t.yaml:3:1: yaml: control characters are not allowed (0x1)"},
   };

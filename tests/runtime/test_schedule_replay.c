@@ -43,6 +43,7 @@ typedef struct totals {
   uint32_t tiled_plans, segments, tiles; /* tiling.mode on */
   uint32_t staged_plans, staged_fits;    /* within a host.staging_budget */
   uint32_t paged_plans, paged_fits;      /* device.arena: paged */
+  uint32_t charged_maps;                 /* paged plans whose predictions charge page maps */
 } totals_t;
 
 /* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
@@ -124,21 +125,64 @@ static void check_result(const sfc_ir_t *ir, uint64_t budget, totals_t *tot) {
   }
 }
 
-/* device.arena: paged at `budget` with pages of `page` bytes: checked and replayed as
- * any plan (the verifier recounts the pages, invariant 59). */
-static void paged(sfc_graph_t *g, sfc_config_t cfg, uint64_t budget, uint64_t page, int lag,
-                  const char *name, totals_t *tot) {
+/* The compiler's prediction of a paged plan is the sim device's second iteration with
+ * the config's page map cost (device.page_map_cost), as sfc simulate --page-map-us
+ * replays it: the plan replayed here the same way gives the same time and pages mapped. */
+static void check_paged_prediction(const sfc_ir_t *ir, const char *what, totals_t *tot) {
+  void *data = NULL;
+  size_t bytes = 0;
+  sfc_error_t err = {0};
+  sfcrt_plan_t *plan = NULL;
+  sfcrt_session_t *s = NULL;
+  CHECK_OK(sfc_plan_write_buffer(&ir->plan, &data, &bytes, &err), err);
+  sfc_status_t st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
+  free(data);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  opt.sim.page_map_s = ir->config->arena.page_map_s;
+  sfcrt_stats_t first = {0}, second = {0};
+  if (st == SFC_OK)
+    st = sfcrt_session_create(plan, &opt, &s, &err);
+  if (st == SFC_OK)
+    st = sfcrt_session_run(s, 1, &err);
+  if (st == SFC_OK) {
+    sfcrt_session_stats(s, &first);
+    st = sfcrt_session_run(s, 1, &err);
+  }
+  CHECK_OK(st, err);
+  if (st == SFC_OK) {
+    sfcrt_session_stats(s, &second);
+    double t = second.predicted_iteration_us * 1e-6;
+    CHECK_NEAR(ir->predicted_iteration_s, t, 1e-9 * t);
+    CHECK_EQ_U64(ir->pages_mapped, second.chunks_mapped - first.chunks_mapped);
+    tot->charged_maps += ir->pages_mapped > 0 && opt.sim.page_map_s > 0;
+  } else {
+    fprintf(stderr, "  %s: %s\n", what, err.message);
+  }
+  sfcrt_session_destroy(s);
+  sfcrt_plan_destroy(plan);
+}
+
+/* device.arena: paged at `budget` with pages of `page` bytes, each mapped at map_s:
+ * checked and replayed as any plan (the verifier recounts the pages, invariant 59), and
+ * its prediction checked against the sim device's. */
+static void paged(sfc_graph_t *g, sfc_config_t cfg, uint64_t budget, uint64_t page, double map_s,
+                  int lag, const char *name, totals_t *tot) {
   cfg.budget_bytes = budget;
   cfg.arena.kind = SFC_ARENA_PAGED;
   cfg.arena.page_bytes = page;
+  cfg.arena.page_map_s = map_s;
   sfc_ir_t ir;
   compile(&ir, g, &cfg);
   check_result(&ir, budget, tot);
   char what[160];
   snprintf(what, sizeof what, "%.100s (paged, %llu-byte pages)", name, (unsigned long long)page);
-  fprintf(stderr, "  %s: %u swaps, arena %llu, pages %llu of %llu%s\n", what, ir.n_swaps,
-          (unsigned long long)ir.arena_bytes, (unsigned long long)ir.page_peak_bytes,
-          (unsigned long long)budget, ir.fits_budget ? "" : " (does not fit)");
+  fprintf(stderr, "  %s: %u swaps, arena %llu, pages %llu of %llu%s, %llu maps at %g us\n", what,
+          ir.n_swaps, (unsigned long long)ir.arena_bytes, (unsigned long long)ir.page_peak_bytes,
+          (unsigned long long)budget, ir.fits_budget ? "" : " (does not fit)",
+          (unsigned long long)ir.pages_mapped, map_s * 1e6);
+  check_paged_prediction(&ir, what, tot);
   replay(&ir, lag, what, tot);
   sfc_ir_deinit(&ir);
 }
@@ -233,11 +277,12 @@ static void workload(const char *path, bool quick, totals_t *tot) {
   }
   for (int i = 0; i < 2; i++)
     staging(g, cfg, peak, percent[i], tot);
-  /* paged at 30 %, pages of 64 KiB (these graphs are small: their blocks span pages) */
+  /* paged at 30 %, pages of 64 KiB (these graphs are small: their blocks span pages),
+   * each map costing 20 us */
   {
     char name[160];
     snprintf(name, sizeof name, "%.100s at 30 %%", g->name);
-    paged(g, cfg, peak * 30 / 100, 64u << 10, 0, name, tot);
+    paged(g, cfg, peak * 30 / 100, 64u << 10, 20e-6, 0, name, tot);
   }
   for (int p = 0; p < 2 && !quick; p++) { /* the baselines at 50 %, fitting or not */
     cfg.budget_bytes = peak / 2;
@@ -351,9 +396,11 @@ static void random_graphs(int count, totals_t *tot) {
       sfc_ir_deinit(&ir);
       cfg.host.staging_budget_bytes = 0;
     }
-    /* paged at the same budget, pages of 256 B .. 16 KiB (a multiple of the alignment) */
+    /* paged at the same budget, pages of 256 B .. 16 KiB (a multiple of the alignment),
+     * every other graph's maps costing round + 1 us */
     snprintf(what, sizeof what, "random graph %d", round);
-    paged(g, cfg, cfg.budget_bytes, 256u << rg_rnd(&rng, 7), (round + 2) % 3, what, tot);
+    paged(g, cfg, cfg.budget_bytes, 256u << rg_rnd(&rng, 7), round % 2 ? (round + 1) * 1e-6 : 0,
+          (round + 2) % 3, what, tot);
     /* the baselines' plans at the same budget (fitting it or not) */
     cfg.scheduler.policy = round % 2 ? SFC_SCHED_LMS : SFC_SCHED_VDNN;
     compile(&ir, g, &cfg);
@@ -380,6 +427,8 @@ int main(int argc, char **argv) {
           tot.staged_plans);
   fprintf(stderr, "  paged arenas: %u of %u plans fit\n", tot.paged_fits, tot.paged_plans);
   CHECK(tot.paged_plans > 0);
+  fprintf(stderr, "  paged plans whose predictions charge page maps: %u\n", tot.charged_maps);
+  CHECK(tot.charged_maps > 0);
   CHECK(tot.swaps > 100);
   /* the scheduler plans for the staging budget: before it did, 5 of the 26 bundled
    * plans fit (best-fit packing; the rest of those over are fragmentation near the

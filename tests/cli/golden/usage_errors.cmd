@@ -23,3 +23,6 @@ $SFC config --profiles -c x.yaml 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --arena virtual 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page 0 2>&1; echo "exit $?"
 $SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page 1000 2>&1; echo "exit $?"
+# the page map cost is a duration, 0 .. 1s
+$SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page-map-cost fast 2>&1; echo "exit $?"
+$SFC compile "$DATA/graphs/tiny_mlp.json" --arena paged --page-map-cost 2s 2>&1; echo "exit $?"

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cli_config.h"
+#include "evaluate.h"
 #include "outfile.h"
 #include "report.h"
 #include "sfc/steps.h"
@@ -249,26 +250,10 @@ static sfc_status_t simulate(const sfcrt_plan_t *plan, const sfcrt_options_t *op
                              sfc_error_t *err) {
   sfcrt_session_t *s = NULL;
   SFC_TRY(sfcrt_session_create(plan, opt, &s, err));
-  /* paged mode: the second iteration, pages left mapped by the first (the steady state);
-   * the counters that add up over iterations become that iteration's */
+  /* paged mode: the second iteration, pages left mapped by the first (the steady state) */
   r->paged = opt->sim.paged || sfc_plan_paged(sfcrt_plan_view(plan));
-  sfcrt_stats_t first = {0};
-  sfc_status_t st = sfcrt_session_run(s, 1, err);
-  if (st == SFC_OK && r->paged) {
-    sfcrt_session_stats(s, &first);
-    st = sfcrt_session_run(s, 1, err);
-  }
+  sfc_status_t st = sfc_sim_steady(s, r->paged, &r->st, err);
   if (st == SFC_OK) {
-    sfcrt_session_stats(s, &r->st);
-    r->st.stalls -= first.stalls;
-    r->st.stall_us -= first.stall_us;
-    r->st.swaps_in -= first.swaps_in;
-    r->st.swaps_out -= first.swaps_out;
-    r->st.bytes_swapped_in -= first.bytes_swapped_in;
-    r->st.bytes_swapped_out -= first.bytes_swapped_out;
-    r->st.chunks_mapped -= first.chunks_mapped;
-    r->st.chunks_unmapped -= first.chunks_unmapped;
-    r->st.unmap_waits -= first.unmap_waits;
     const double *stall = r->st.step_stall_us;
     /* Top N by stall rounded to the nanosecond (so floating-point noise cannot reorder
      * equal stalls; ties: earlier step first): insertion into a short sorted list. */

@@ -8,6 +8,29 @@
 #include "emit.h"
 #include "passes.h"
 
+sfc_status_t sfc_sim_steady(sfcrt_session_t *session, bool paged, sfcrt_stats_t *out,
+                            sfc_error_t *err) {
+  sfcrt_stats_t first = {0};
+  sfc_status_t st = sfcrt_session_run(session, 1, err);
+  if (st == SFC_OK && paged) {
+    sfcrt_session_stats(session, &first);
+    st = sfcrt_session_run(session, 1, err);
+  }
+  if (st != SFC_OK)
+    return st;
+  sfcrt_session_stats(session, out);
+  out->stalls -= first.stalls;
+  out->stall_us -= first.stall_us;
+  out->swaps_in -= first.swaps_in;
+  out->swaps_out -= first.swaps_out;
+  out->bytes_swapped_in -= first.bytes_swapped_in;
+  out->bytes_swapped_out -= first.bytes_swapped_out;
+  out->chunks_mapped -= first.chunks_mapped;
+  out->chunks_unmapped -= first.chunks_unmapped;
+  out->unmap_waits -= first.unmap_waits;
+  return SFC_OK;
+}
+
 sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sfc_eval_t *out,
                           sfc_error_t *err) {
   return sfc_evaluate_timeline(ir, options, out, NULL, err);
@@ -35,24 +58,11 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
     st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, err);
   if (st == SFC_OK)
     st = sfcrt_session_create(plan, &opt, &session, err);
-  if (st == SFC_OK)
-    st = sfcrt_session_run(session, 1, err);
-  /* paged: the second iteration (pages the first left mapped stay mapped), as sfc
-   * simulate reports it; the counters that add up become that iteration's */
   bool paged = st == SFC_OK && (opt.sim.paged || sfc_plan_paged(&view));
-  sfcrt_stats_t first = {0};
-  if (st == SFC_OK && paged) {
-    sfcrt_session_stats(session, &first);
-    st = sfcrt_session_run(session, 1, err);
-  }
+  sfcrt_stats_t s;
+  if (st == SFC_OK)
+    st = sfc_sim_steady(session, paged, &s, err);
   if (st == SFC_OK) {
-    sfcrt_stats_t s;
-    sfcrt_session_stats(session, &s);
-    s.stalls -= first.stalls;
-    s.stall_us -= first.stall_us;
-    s.bytes_swapped_in -= first.bytes_swapped_in;
-    s.bytes_swapped_out -= first.bytes_swapped_out;
-    s.chunks_mapped -= first.chunks_mapped;
     *out = (sfc_eval_t){.predicted_iteration_s = s.predicted_iteration_us * 1e-6,
                         .compute_s = s.compute_us * 1e-6,
                         .stall_s = s.stall_us * 1e-6,
@@ -64,7 +74,6 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
                         .peak_device_bytes = s.peak_device_bytes,
                         .over_budget =
                             sfc_plan_paged(&view) && (view.header.flags & SFC_PLAN_OVER_BUDGET),
-                        .paged = paged,
                         .pages_mapped = paged ? s.chunks_mapped : 0};
     if (starts && s.step_start_us && s.step_count == ir->n_steps)
       for (uint32_t k = 0; k < s.step_count; k++)

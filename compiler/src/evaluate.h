@@ -34,7 +34,6 @@ typedef struct sfc_eval {
   uint64_t peak_device_bytes;    /* max over steps of live device block bytes */
   bool over_budget;              /* a paged arena whose page peak is over the budget (the
                                     sim replays it with a pool of that peak all the same) */
-  bool paged;                    /* replayed in paged mode (a paged plan) */
   uint64_t pages_mapped;         /* paged: pages mapped in the iteration predicted */
 } sfc_eval_t;
 
@@ -51,5 +50,13 @@ sfc_status_t sfc_evaluate(const sfc_ir_t *ir, const sfcrt_options_t *options, sf
  * seconds, into starts[0 .. ir->n_steps) when starts is not NULL. */
 sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *options,
                                    sfc_eval_t *out, double *starts, sfc_error_t *err);
+
+/* Runs a sim session for the iteration a prediction reports: one; a paged replay two,
+ * and the second (the steady state: the pages the first left mapped stay mapped). *out:
+ * the session's stats, the counters that add up over iterations (stalls, swaps, bytes,
+ * chunks mapped and unmapped, unmap waits) made that iteration's. sfc simulate and
+ * sfc_evaluate both report this. */
+sfc_status_t sfc_sim_steady(sfcrt_session_t *session, bool paged, sfcrt_stats_t *out,
+                            sfc_error_t *err);
 
 #endif /* SFC_EVALUATE_H */

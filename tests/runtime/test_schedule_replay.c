@@ -46,8 +46,8 @@ typedef struct totals {
   uint32_t charged_maps;                 /* paged plans whose predictions charge page maps */
 } totals_t;
 
-/* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
-static void replay(const sfc_ir_t *ir, int lag, const char *what, totals_t *tot) {
+/* ir's plan written and loaded by the runtime's reader; NULL (reported) when refused. */
+static sfcrt_plan_t *load(const sfc_ir_t *ir, const char *what) {
   void *data = NULL;
   size_t bytes = 0;
   sfc_error_t err = {0};
@@ -56,12 +56,19 @@ static void replay(const sfc_ir_t *ir, int lag, const char *what, totals_t *tot)
   sfc_status_t st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
   CHECK_OK(st, err);
   free(data);
-  if (st != SFC_OK) {
+  if (st != SFC_OK)
     fprintf(stderr, "  %s: the runtime refused the plan\n", what);
+  return st == SFC_OK ? plan : NULL;
+}
+
+/* Writes, loads, verifies and replays ir's plan: two iterations, host, integrity. */
+static void replay(const sfc_ir_t *ir, int lag, const char *what, totals_t *tot) {
+  sfc_error_t err = {0};
+  sfcrt_plan_t *plan = load(ir, what);
+  if (!plan)
     return;
-  }
   const sfc_plan_view_t *v = sfcrt_plan_view(plan);
-  st = sfc_verify_plan(v, ir->fits_budget, NULL, &err);
+  sfc_status_t st = sfc_verify_plan(v, ir->fits_budget, NULL, &err);
   CHECK_OK(st, err);
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
@@ -129,14 +136,12 @@ static void check_result(const sfc_ir_t *ir, uint64_t budget, totals_t *tot) {
  * the config's page map cost (device.page_map_cost), as sfc simulate --page-map-us
  * replays it: the plan replayed here the same way gives the same time and pages mapped. */
 static void check_paged_prediction(const sfc_ir_t *ir, const char *what, totals_t *tot) {
-  void *data = NULL;
-  size_t bytes = 0;
   sfc_error_t err = {0};
-  sfcrt_plan_t *plan = NULL;
+  sfcrt_plan_t *plan = load(ir, what);
   sfcrt_session_t *s = NULL;
-  CHECK_OK(sfc_plan_write_buffer(&ir->plan, &data, &bytes, &err), err);
-  sfc_status_t st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, &err);
-  free(data);
+  if (!plan)
+    return;
+  sfc_status_t st = SFC_OK;
   sfcrt_options_t opt;
   sfcrt_options_init(&opt);
   opt.device = "sim";

@@ -251,6 +251,9 @@ typedef struct sfc_ir {
   bool schedule_prefetched;          /* some swap-in was moved earlier to wait behind others */
   bool schedule_lazy_waits;          /* window: also move swap-out waits later (the tuner's) */
   bool schedule_sorted_waits;        /* window: then wait for them in queue order (the tuner's) */
+  bool schedule_rank_only;           /* window: the eviction priority alone picks among the
+                                        gaps that cover a step, the hideable ones not first
+                                        (the tuner's) */
   bool schedule_late_homes;          /* window: a persistent tensor whose copy home after its
                                         last write cannot hide gets no hidden gap (the
                                         tuner's; pass_schedule.c late_homes) */
@@ -258,6 +261,7 @@ typedef struct sfc_ir {
   uint8_t window_late;               /* window: auto: the late-homes candidate the finals try
                                         last (0: none) */
   bool window_plain_only;            /* tests: window: auto tries no late-homes candidate */
+  bool window_hidden_first_only;     /* tests: window: auto tries no rank-only candidate */
   uint64_t schedule_prefetch_margin; /* pipeline: the early swap-ins and late waits keep this
                                         much of the target free (room for the packer) */
   uint8_t schedule_margin_rounds;    /* pipeline: fragmentation rounds that raised it */
@@ -295,8 +299,8 @@ typedef struct sfc_ir {
   uint8_t schedule_priority;         /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;         /* window: candidates the auto tuner evaluated */
   uint8_t window_ranked;             /* window: candidates within both budgets in the tuner, */
-  uint8_t window_rank[16];           /*   fastest first (the finals try them in this order) */
-  double window_rank_s[16];          /*   and their times there */
+  uint8_t window_rank[32];           /*   fastest first (the finals try them in this order) */
+  double window_rank_s[32];          /*   and their times there */
   bool pack_fast;                    /* tuner: best-fit instead of the configured packer */
   bool pack_brief;                   /* pipeline: a scheduled plan's packing gets a quarter
                                         of its usual time (a margin round's trial) */
@@ -359,9 +363,18 @@ enum { SFC_WINDOW_MODES = 4 };
 
 /* window: auto's candidates (sfc_window_candidate): every mode of the first three
  * priorities, then the recent priority with the queue-ordered late waits only (the mode
- * it wins with; all four would cost the largest graphs a quarter more tuning). Candidate
- * SFC_WINDOW_CANDIDATES + c is candidate c with schedule_late_homes (the finals' last). */
-enum { SFC_WINDOW_CANDIDATES = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1 };
+ * it wins with; all four would cost the largest graphs a quarter more tuning): the
+ * SFC_WINDOW_HIDDEN_FIRST candidates that evict hideable gaps first. Then
+ * SFC_WINDOW_RANK_ONLY with schedule_rank_only: priorities bytes x length and length,
+ * each with the late waits and with them in queue order. Candidate
+ * SFC_WINDOW_CANDIDATES + c (c < SFC_WINDOW_HIDDEN_FIRST) is candidate c with
+ * schedule_late_homes (the finals' last; late homes change only which gaps are hideable,
+ * so the rank-only candidates have no such twin). */
+enum {
+  SFC_WINDOW_HIDDEN_FIRST = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1,
+  SFC_WINDOW_RANK_ONLY = 4,
+  SFC_WINDOW_CANDIDATES = SFC_WINDOW_HIDDEN_FIRST + SFC_WINDOW_RANK_ONLY
+};
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

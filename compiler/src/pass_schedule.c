@@ -38,6 +38,8 @@
  *   2. else, in the same order, a gap that can still cover k at all: a non-hideable
  *      gap at its split, or one side of a gap widened to its maximum (swap-out
  *      waited for right after u0, or swap-in issued right before u1), stalling more.
+ *   With schedule_rank_only (a window: auto candidate), the best ranked of 1 and 2:
+ *   over a slow link, where little hides, preferring what hides costs traffic.
  * Each choice is an item taken once from one of two "stabbing" trees (each interval
  * stored at O(log n) canonical nodes, lists in priority order with a cursor past
  * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. With a
@@ -1669,8 +1671,13 @@ static sfc_status_t select_gaps(sched_t *s, stab_t *ta, stab_t *tb, int64_t targ
     uint32_t k = mt_argmax(&s->live), i;
     for (;;) {
       i = stab_query(ta, s->items, k);
-      if (i == NONE)
+      if (s->ir->schedule_rank_only) { /* the better ranked of the two trees' best */
+        uint32_t j = stab_query(tb, s->items, k);
+        if (i == NONE || (j != NONE && s->items[j].rank < s->items[i].rank))
+          i = j;
+      } else if (i == NONE) {
         i = stab_query(tb, s->items, k);
+      }
       if (i == NONE || host_room(s, &s->gaps[s->items[i].gap]))
         break;
       /* the pinned bytes only grow while choosing: it will not fit later either */

@@ -278,8 +278,10 @@ static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
 /* Candidate c of window: auto (c < SFC_WINDOW_CANDIDATES): eviction priority
  * c / SFC_WINDOW_MODES and mode c % SFC_WINDOW_MODES — early swap-ins with late swap-out
  * waits, early swap-ins only, neither, early swap-ins with the late waits in queue order
- * — for the first three priorities; the last candidate is the recent priority with the
- * queue-ordered waits. Candidate SFC_WINDOW_CANDIDATES + c is candidate c with
+ * — for the first three priorities; then the recent priority with the queue-ordered
+ * waits; then (from SFC_WINDOW_HIDDEN_FIRST) schedule_rank_only with bytes x length and
+ * length, each with the late waits and with them in queue order. Candidate
+ * SFC_WINDOW_CANDIDATES + c (c < SFC_WINDOW_HIDDEN_FIRST) is candidate c with
  * schedule_late_homes (pass_schedule.c late_homes); the finals try the fastest of those
  * last. */
 void sfc_window_candidate(sfc_ir_t *ir, int c) {
@@ -288,6 +290,12 @@ void sfc_window_candidate(sfc_ir_t *ir, int c) {
   bool grid = c < SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1);
   int mode = grid ? c % SFC_WINDOW_MODES : 3;
   ir->schedule_priority = (uint8_t)(grid ? c / SFC_WINDOW_MODES : SFC_PRIORITY_RECENT);
+  ir->schedule_rank_only = c >= SFC_WINDOW_HIDDEN_FIRST;
+  if (ir->schedule_rank_only) { /* bytes x length, length; late waits, in queue order */
+    int r = c - SFC_WINDOW_HIDDEN_FIRST;
+    ir->schedule_priority = (uint8_t)(r / 2 ? SFC_PRIORITY_LENGTH : SFC_PRIORITY_AREA);
+    mode = r % 2 ? 3 : 0;
+  }
   ir->schedule_lazy_waits = mode == 0 || mode == 3;
   ir->schedule_sorted_waits = mode == 3;
   ir->schedule_no_prefetch = mode == 2;
@@ -328,7 +336,8 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
   FILE *dump = opt && opt->dump ? opt->dump : stderr;
   size_t from = pass_index(sfc_pass_blocks), to = pass_index(predict);
   progress(opt, "window: auto: candidate %d (%d of %d)", c, c + 1,
-           c < SFC_WINDOW_CANDIDATES ? SFC_WINDOW_CANDIDATES : 2 * SFC_WINDOW_CANDIDATES);
+           c < SFC_WINDOW_CANDIDATES ? SFC_WINDOW_CANDIDATES
+                                     : SFC_WINDOW_CANDIDATES + SFC_WINDOW_HIDDEN_FIRST);
   sfc_window_candidate(ir, c);
   for (size_t i = from; i <= to; i++)
     SFC_TRY(run_pass(ir, i, err));
@@ -337,8 +346,9 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
   *level = ir->lower_bound > ir->config->budget_bytes ? 0 : staging_fits(ir) ? 2 : 1;
   *t = ir->predicted_iteration_s;
   if (opt && opt->verbose > 0)
-    fprintf(dump, "sfc: window candidate %d (priority %s, %s%s): arena %" PRIu64 " B%s, %.3f ms\n",
-            c, sfc_priority_name(ir->schedule_priority),
+    fprintf(dump,
+            "sfc: window candidate %d (priority %s%s, %s%s): arena %" PRIu64 " B%s, %.3f ms\n", c,
+            sfc_priority_name(ir->schedule_priority), ir->schedule_rank_only ? " alone" : "",
             ir->schedule_no_prefetch    ? "no early swap-ins"
             : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
             : ir->schedule_lazy_waits   ? "early swap-ins, late waits"
@@ -358,7 +368,8 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
   ir->window_ranked = 0;
   ir->pack_fast = true;
-  for (int c = 0; c < SFC_WINDOW_CANDIDATES; c++) {
+  int n = ir->window_hidden_first_only ? SFC_WINDOW_HIDDEN_FIRST : SFC_WINDOW_CANDIDATES;
+  for (int c = 0; c < n; c++) {
     int level;
     double t;
     sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
@@ -397,7 +408,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
    * finals last (window_late), after the plain candidates' */
   bool gate = !ir->window_plain_only && !ir->schedule_infeasible &&
               ir->schedule_late_s >= LATE_HOMES_MIN * ir->compute_s;
-  for (int c = 0; gate && c < SFC_WINDOW_CANDIDATES; c++) {
+  for (int c = 0; gate && c < SFC_WINDOW_HIDDEN_FIRST; c++) {
     int level;
     double t;
     sfc_status_t st = try_candidate(ir, SFC_WINDOW_CANDIDATES + c, opt, &level, &t, err);
@@ -410,7 +421,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   }
   ir->pack_fast = false;
   sfc_window_candidate(ir, best);
-  ir->window_candidates = SFC_WINDOW_CANDIDATES;
+  ir->window_candidates = (uint8_t)n;
   ir->window_late = late > 0 ? (uint8_t)late : 0;
   ir->predicted = false;
   return SFC_OK;
@@ -640,6 +651,7 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   double best_s = 0;
   uint64_t best_over = 0;
   bool best_fits = false, best_dev = false, rerun = false, late_tried = false;
+  bool hidden_tried = false; /* a hidden-first candidate went through the finals */
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -744,6 +756,14 @@ again:
     bool good = fits && t <= ir->window_rank_s[stage] * 1.02;
     bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
                 (!best_fits || ir->window_rank_s[next] < best_s);
+    hidden_tried = hidden_tried || ir->window_rank[stage] < SFC_WINDOW_HIDDEN_FIRST;
+    /* a rank-only plan best: the fastest hidden-first candidate through the finals too
+     * (the tuner's best-fit packing can rank it first and the final packing undo that) */
+    for (int j = stage + 1; !more && !hidden_tried && best_fits && j < ir->window_ranked; j++)
+      if (ir->window_rank[j] < SFC_WINDOW_HIDDEN_FIRST) {
+        hidden_tried = more = true;
+        next = j;
+      }
     /* then the fastest late-homes candidate of the tuner */
     if (!more && ir->window_late && best_fits && !late_tried) {
       late_tried = true;

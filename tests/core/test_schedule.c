@@ -614,6 +614,27 @@ static void test_time_bound_atoms(void) {
   sfc_graph_destroy(g);
 }
 
+/* Compiles g with one eviction priority (the tuner skipped), checks that the plan fits,
+ * verifies, and swaps `tensor` only; returns its predicted iteration. */
+static double only_evicts(sfc_graph_t *g, const sfc_config_t *cfg, uint8_t priority, bool rank_only,
+                          uint32_t tensor) {
+  sfc_ir_t ir;
+  sfc_error_t err = {0};
+  sfc_ir_init(&ir, g, cfg);
+  ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
+  ir.schedule_priority = priority;
+  ir.schedule_rank_only = rank_only;
+  CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
+  CHECK(ir.fits_budget);
+  CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+  CHECK(ir.n_swaps > 0);
+  for (uint32_t i = 0; i < ir.n_swaps; i++)
+    CHECK_EQ_U64(ir.swaps[i].tensor, tensor);
+  double t = ir.predicted_iteration_s;
+  sfc_ir_deinit(&ir);
+  return t;
+}
+
 /* The recent priority evicts the tensor used last before the step over the budget; the
  * others the longer gap. A (op0 -> op4) and B (op1 -> op3), 1000 B each; op2's output
  * (1000 B, read by nobody) makes step 2 the one step over a 2000 B budget, so one of A
@@ -632,20 +653,40 @@ static void test_recent_priority(void) {
   sfc_config_t cfg = make_config(2000);
   const uint8_t priority[] = {SFC_PRIORITY_LENGTH, SFC_PRIORITY_AREA, SFC_PRIORITY_RECENT};
   const uint32_t evicted[] = {A, A, B};
-  for (int k = 0; k < 3; k++) {
-    sfc_ir_t ir;
-    sfc_error_t err = {0};
-    sfc_ir_init(&ir, g, &cfg);
-    ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
-    ir.schedule_priority = priority[k];
-    CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
-    CHECK(ir.fits_budget);
-    CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
-    CHECK(ir.n_swaps > 0);
-    for (uint32_t i = 0; i < ir.n_swaps; i++)
-      CHECK_EQ_U64(ir.swaps[i].tensor, evicted[k]);
-    sfc_ir_deinit(&ir);
-  }
+  for (int k = 0; k < 3; k++)
+    only_evicts(g, &cfg, priority[k], false, evicted[k]);
+  sfc_graph_destroy(g);
+}
+
+/* schedule_rank_only: the eviction priority alone picks among the gaps that cover the
+ * step over the budget; without it a hideable gap goes first. Steps of 10 us, a link
+ * of 1e8 B/s: A (5000 B, op0 -> op7) cannot hide its 50 us copies in the 60 us between,
+ * B (100 B, op2 -> op6) hides its 1 us copies (absent at step 4). Step 4 (A, B and
+ * op4's 100 B output) is the one step over a 5150 B budget, by 50 B: hideable first
+ * evicts B, bytes x length alone A (5000 x 7 against 100 x 4). */
+static void test_rank_only(void) {
+  sfc_graph_t *g = tg_new("rank-only");
+  uint32_t A = tg_tensor(g, "A", 5000, SFC_KIND_ACTIVATION);
+  uint32_t B = tg_tensor(g, "B", 100, SFC_KIND_ACTIVATION);
+  uint32_t C = tg_tensor(g, "C", 100, SFC_KIND_ACTIVATION);
+  uint32_t D = tg_tensor(g, "D", 10, SFC_KIND_ACTIVATION);
+  uint32_t E = tg_tensor(g, "E", 10, SFC_KIND_ACTIVATION);
+  uint32_t F = tg_tensor(g, "F", 10, SFC_KIND_ACTIVATION);
+  tg_op(g, "op0", SFC_PHASE_FORWARD, 0, NULL, 1, &A);
+  tg_op(g, "op1", SFC_PHASE_FORWARD, 0, NULL, 1, &D);
+  tg_op(g, "op2", SFC_PHASE_FORWARD, 0, NULL, 1, &B);
+  tg_op(g, "op3", SFC_PHASE_FORWARD, 0, NULL, 1, &E);
+  tg_op(g, "op4", SFC_PHASE_FORWARD, 0, NULL, 1, &C);
+  tg_op(g, "op5", SFC_PHASE_FORWARD, 0, NULL, 1, &F);
+  tg_op(g, "op6", SFC_PHASE_BACKWARD, 1, &B, 0, NULL);
+  tg_op(g, "op7", SFC_PHASE_BACKWARD, 1, &A, 0, NULL);
+  set_times(g, 10);
+  sfc_config_t cfg = make_config(5150);
+  cfg.device.h2d_bytes_per_s = cfg.device.d2h_bytes_per_s = 1e8;
+  double hidden_first = only_evicts(g, &cfg, SFC_PRIORITY_AREA, false, B);
+  double rank_only = only_evicts(g, &cfg, SFC_PRIORITY_AREA, true, A);
+  CHECK_NEAR(hidden_first, 80e-6, 1e-12); /* B's copies hide */
+  CHECK(rank_only > hidden_first);        /* A's do not */
   sfc_graph_destroy(g);
 }
 
@@ -840,8 +881,10 @@ static void test_window_tuner(void) {
 }
 
 /* window: auto's late homes (pass_schedule.c late_homes): where the late write-backs
- * would cost 1 % of the compute, the tuner tries every candidate again with
- * schedule_late_homes and the fastest goes through the finals last, kept when faster. Random graphs
+ * would cost 1 % of the compute, the tuner tries every hidden-first candidate again with
+ * schedule_late_homes and the fastest goes through the finals last, kept when faster
+ * (the rank-only candidates left out here: late homes change only which gaps go
+ * first, and over these slow links a rank-only plan often wins outright). Random graphs
  * whose updates all come after the backward pass (an optimizer's step: the state they
  * write goes home at the iteration's end) over slow links, each compiled twice: as the
  * pipeline does, and without that final (window_plain_only). Both plans are verified;
@@ -859,6 +902,7 @@ static void test_late_homes(void) {
       sfc_error_t err = {0};
       sfc_ir_init(&ir, g, &cfg);
       ir.window_plain_only = plain;
+      ir.window_hidden_first_only = true; /* the candidates late homes change */
       CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
       t[plain] = ir.predicted_iteration_s;
       fit[plain] = ir.fits_budget;
@@ -866,7 +910,7 @@ static void test_late_homes(void) {
         CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
       if (ir.n_swaps > 0 && ir.window_candidates) {
         bool gate = ir.schedule_late_s >= 0.01 * ir.compute_s && !ir.schedule_infeasible;
-        CHECK(ir.window_candidates == SFC_WINDOW_CANDIDATES);
+        CHECK(ir.window_candidates == SFC_WINDOW_HIDDEN_FIRST);
         CHECK(!ir.window_late || (!plain && gate)); /* 0 too when none fits the tuner's */
         CHECK(!ir.window_late || ir.window_late >= SFC_WINDOW_CANDIDATES);
         CHECK(!ir.schedule_late_homes || ir.window_late);
@@ -1343,6 +1387,7 @@ int main(void) {
   RUN(test_time_bound_dirty);
   RUN(test_time_bound_atoms);
   RUN(test_recent_priority);
+  RUN(test_rank_only);
   RUN(test_random_budgets);
   RUN(test_window_tuner);
   RUN(test_late_homes);

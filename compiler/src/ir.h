@@ -375,6 +375,11 @@ enum {
   SFC_WINDOW_RANK_ONLY = 4,
   SFC_WINDOW_CANDIDATES = SFC_WINDOW_HIDDEN_FIRST + SFC_WINDOW_RANK_ONLY
 };
+/* the finals rank every candidate and one late-homes twin, each a uint8_t */
+_Static_assert(SFC_WINDOW_CANDIDATES + 1 <= sizeof(((sfc_ir_t *)0)->window_rank),
+               "window_rank holds every candidate and the late-homes one");
+_Static_assert(SFC_WINDOW_CANDIDATES + SFC_WINDOW_HIDDEN_FIRST <= UINT8_MAX,
+               "window_rank's entries are uint8_t");
 
 /* Per-op operand iteration: the steps pass and the tiler only (see the top). */
 static inline uint32_t sfc_op_operand_count(const sfc_op_t *op) {

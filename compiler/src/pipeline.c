@@ -36,6 +36,7 @@
 #define SCHEDULE_ROUNDS 8
 #define MARGIN_ROUNDS   2    /* of them keeping more room free from the early swap-ins */
 #define MARGIN_REFINE   6    /* rounds that look for a smaller margin that still fits */
+#define HIDDEN_FINALS   2    /* hidden-first finals where a rank-only plan leads */
 #define WINDOW_FINALS   4    /* window: auto candidates that may go through the final rounds */
 #define LATE_HOMES_MIN  0.01 /* window: auto: tunes late homes from this share of compute */
 
@@ -651,9 +652,9 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   double best_s = 0;
   uint64_t best_over = 0;
   bool best_fits = false, best_dev = false, rerun = false, late_tried = false;
-  bool hidden_tried = false; /* a hidden-first candidate went through the finals */
-  bool reordered = false;    /* the plan in the IR has had its copy queues reordered */
-  double best_pre = 0;       /* the best final's time before its reorder */
+  int hidden_runs = 0;  /* finals of hidden-first candidates */
+  double best_pre = 0;  /* the best final's time before its reorder */
+  double reorder_s = 0; /* this machine's time of the last reorder (-v) */
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -733,6 +734,19 @@ again:
       i = pass_index(sfc_pass_blocks) - 1;
     }
   }
+  /* every plan the passes finish: its copies behind those waited for earlier, where it
+   * replays faster. The window finals are judged after it (below), as they would ship;
+   * the reorder can turn the order of two close finals around. */
+  double pre = ir->predicted_iteration_s; /* before the reorder */
+  if (!(opt && opt->stop_after)) {
+    double t0 = sfc_clock_seconds();
+    if (ir->window_ranked > 1 && !rerun)
+      progress(opt, "reordering the copy queues (final %d)", final_runs);
+    else
+      progress(opt, "reordering the copy queues");
+    SFC_TRY(sfc_slack_reorder(ir, err));
+    reorder_s = sfc_clock_seconds() - t0;
+  }
   /* window: auto. The tuner packs fast; the final packer's fragmentation rounds can
    * leave its choice over the budget or slower than the tuner saw it (more than 2 %):
    * then the next candidates by the tuner's time go through the final rounds too, up to
@@ -741,13 +755,8 @@ again:
    * deterministic). */
   if (ir->window_ranked > 1 && !rerun && !(opt && opt->stop_after)) {
     bool fits = ir->fits_budget;
-    /* each final judged as it would ship: after its copy queues' reorder (below), which
-     * can turn the order of two close finals around; the gates on trying more compare
-     * the tuner's times, taken before any reorder, with the times before it */
-    double pre = ir->predicted_iteration_s;
-    progress(opt, "reordering the copy queues (final %d)", final_runs);
-    SFC_TRY(sfc_slack_reorder(ir, err));
-    reordered = true;
+    /* each final judged after its reorder; the gates on trying more compare the tuner's
+     * times, taken before any reorder, with the times before it */
     double t = ir->slack_reorder_s[0] > 0 ? ir->slack_reorder_s[1] : pre;
     /* fitting first, then the faster; of plans that do not fit, one whose device arena
      * fits, then the smaller arena over its budget (the host's when the device fits) */
@@ -766,12 +775,17 @@ again:
     bool good = fits && pre <= ir->window_rank_s[stage] * 1.02;
     bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
                 (!best_fits || ir->window_rank_s[next] < best_pre);
-    hidden_tried = hidden_tried || ir->window_rank[stage] < SFC_WINDOW_HIDDEN_FIRST;
-    /* a rank-only plan best: the fastest hidden-first candidate through the finals too
-     * (the tuner's best-fit packing can rank it first and the final packing undo that) */
-    for (int j = stage + 1; !more && !hidden_tried && best_fits && j < ir->window_ranked; j++)
+    hidden_runs += ir->window_rank[stage] < SFC_WINDOW_HIDDEN_FIRST;
+    /* a rank-only plan best: the next hidden-first candidates by the tuner's time through
+     * the finals too, until HIDDEN_FINALS of them have run (the tuner's best-fit packing
+     * can rank the rank-only ones first and the final packing undo that) */
+    int bc = ir->window_rank[best_stage];
+    bool rank_best = bc >= SFC_WINDOW_HIDDEN_FIRST && bc < SFC_WINDOW_CANDIDATES;
+    for (int j = stage + 1;
+         !more && rank_best && hidden_runs < HIDDEN_FINALS && best_fits && j < ir->window_ranked;
+         j++)
       if (ir->window_rank[j] < SFC_WINDOW_HIDDEN_FIRST) {
-        hidden_tried = more = true;
+        more = true;
         next = j;
       }
     /* then the fastest late-homes candidate of the tuner */
@@ -793,7 +807,6 @@ again:
       sfc_window_candidate(ir, c);
       stage = more ? next : best_stage;
       rerun = !more;
-      reordered = false;
       ir->schedule_budget = 0;
       ir->schedule_rounds = 1;
       ir->schedule_prefetch_margin = 0;
@@ -807,23 +820,17 @@ again:
       goto again;
     }
   }
-  /* the plan chosen: its copies behind those waited for earlier, where it replays faster;
-   * then its plan view, the check and the replay again (the bound stays: it holds for any
-   * plan within the budget, and the reorder moves no block's bytes) */
+  /* the plan chosen, reordered above: its plan view, the check and the replay again (the
+   * bound stays: it holds for any plan within the budget, and the reorder moves no
+   * block's bytes) */
   if (!(opt && opt->stop_after)) {
-    double t0 = sfc_clock_seconds();
-    if (!reordered) {
-      progress(opt, "reordering the copy queues");
-      SFC_TRY(sfc_slack_reorder(ir, err));
-    }
     SFC_TRY(sfc_ir_page_peak(ir, err));
     if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
       fprintf(dump,
               "sfc: reorder: %u swap-ins and %u swap-outs issued behind copies waited for "
               "earlier, %u swap-outs issued earlier: %.3f ms -> %.3f ms on sim (%.3f ms)\n",
               ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_advanced_out,
-              ir->slack_reorder_s[0] * 1e3, ir->slack_reorder_s[1] * 1e3,
-              (sfc_clock_seconds() - t0) * 1e3);
+              ir->slack_reorder_s[0] * 1e3, ir->slack_reorder_s[1] * 1e3, reorder_s * 1e3);
     if (ir->slack_delayed_in || ir->slack_delayed_out || ir->slack_advanced_out) {
       SFC_TRY(run_pass(ir, pass_index(sfc_pass_plan), err));
       ir->plan.meta.time_bound_s = ir->time_bound_s;

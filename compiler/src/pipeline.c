@@ -13,10 +13,11 @@
  * finished plan view before anything is written, and the runtime validates the file again when it
  * loads it; predict replays the plan on the sim device in memory (evaluate.h) for the predicted
  * iteration time, and bound proves the least time any plan within the budget can take. With
- * window: auto, the tuner's choice and, when the final rounds undo it, its runner-up each run
- * blocks .. bound, and the better stays (end of sfc_compile_ir). Then the chosen plan's copy
- * queues are reordered where it replays faster (sfc_slack_reorder), and its plan view,
- * check and replay made again.
+ * window: auto, the tuner's choice and, when the final rounds undo it, further candidates
+ * each run blocks .. bound, and the best stays (end of sfc_compile_ir). Every plan the
+ * passes finish has its copy queues reordered where it replays faster (sfc_slack_reorder;
+ * the finals are judged after it); the plan kept then has its plan view, check and replay
+ * made again.
  * --dump-after PASS prints the IR after a pass (report.c).
  */
 #include "pipeline.h"

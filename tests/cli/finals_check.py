@@ -65,11 +65,13 @@ peak = json.loads(sfc("compile", dk, "--profile", "v100-nvlink2", "--json", "-q"
 dargs = [dk, "--profile", "v100-nvlink2", "--budget", str(int(peak["in_core_peak_bytes"] * 0.3))]
 dplan = os.path.join(work, "darknet19-30.plan")
 p = sfc("compile", *dargs, "-o", dplan, "-v")
-rank_only = {int(c) for c in re.findall(r"window candidate (\d+) \(priority [^,]* alone", p.stderr)}
+tuned = dict(re.findall(r"window candidate (\d+) \(priority (.*)\): arena", p.stderr))
+rank_only = {int(c) for c, d in tuned.items() if " alone" in d}
+hidden_first = {int(c) for c, d in tuned.items() if " alone" not in d and "late write-backs" not in d}
 dfinals = [(int(c), float(b)) for c, a, b, over in re.findall(
     r"window candidate (\d+) took ([0-9.]+) ms after the final rounds "
     r"\(([0-9.]+) ms after its reorder\)( \(over\))?", p.stderr) if over == ""]
-hidden = [f for f in dfinals if f[0] not in rank_only and f[0] < 17]
+hidden = [f for f in dfinals if f[0] in hidden_first]
 check(len(rank_only) == 4, f"the tuner's four rank-only candidates in -v ({sorted(rank_only)})")
 check(len(hidden) >= 2, f"two hidden-first finals where rank-only plans lead ({dfinals})")
 m = re.search(r"iteration +([0-9.]+) ms +predicted", p.stdout)

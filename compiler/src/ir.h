@@ -254,6 +254,15 @@ typedef struct sfc_ir {
   bool schedule_rank_only;           /* window: the eviction priority alone picks among the
                                         gaps that cover a step, the hideable ones not first
                                         (the tuner's) */
+  bool schedule_traffic_lp;          /* window: the traffic LP's values rank the gaps before
+                                        the eviction priority (the tuner's; pass_schedule.c
+                                        traffic_lp) */
+  double *traffic_lp_x;              /*   its value per gap (pool), for traffic_lp_key */
+  uint64_t traffic_lp_key;           /*   the target and gaps it was solved for (0: none) */
+  uint32_t traffic_lp_n;             /*   gaps it has values for */
+  bool traffic_lp_none;              /*   that LP gave no solution (too large, or the
+                                        simplex stopped): the gaps ranked without it */
+  double traffic_lp_bytes;           /*   its least bytes copied */
   bool schedule_late_homes;          /* window: a persistent tensor whose copy home after its
                                         last write cannot hide gets no hidden gap (the
                                         tuner's; pass_schedule.c late_homes) */
@@ -366,13 +375,14 @@ enum { SFC_WINDOW_MODES = 4 };
  * it wins with; all four would cost the largest graphs a quarter more tuning): the
  * SFC_WINDOW_HIDDEN_FIRST candidates that evict hideable gaps first. Then
  * SFC_WINDOW_RANK_ONLY with schedule_rank_only: priorities bytes x length and length,
- * each with the late waits and with them in queue order. Candidate
+ * then bytes x length after the traffic LP's values (schedule_traffic_lp), each with the
+ * late waits and with them in queue order. Candidate
  * SFC_WINDOW_CANDIDATES + c (c < SFC_WINDOW_HIDDEN_FIRST) is candidate c with
  * schedule_late_homes (the finals' last; late homes change only which gaps are hideable,
  * so the rank-only candidates have no such twin). */
 enum {
   SFC_WINDOW_HIDDEN_FIRST = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1,
-  SFC_WINDOW_RANK_ONLY = 4,
+  SFC_WINDOW_RANK_ONLY = 6,
   SFC_WINDOW_CANDIDATES = SFC_WINDOW_HIDDEN_FIRST + SFC_WINDOW_RANK_ONLY
 };
 /* the finals rank every candidate and one late-homes twin, each a uint8_t */

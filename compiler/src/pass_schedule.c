@@ -39,7 +39,9 @@
  *      gap at its split, or one side of a gap widened to its maximum (swap-out
  *      waited for right after u0, or swap-in issued right before u1), stalling more.
  *   With schedule_rank_only (a window: auto candidate), the best ranked of 1 and 2:
- *   over a slow link, where little hides, preferring what hides costs traffic.
+ *   over a slow link, where little hides, preferring what hides costs traffic. With
+ *   schedule_traffic_lp too, the values of a linear program of the fewest bytes copied
+ *   (traffic_lp) rank the gaps before the priority.
  * Each choice is an item taken once from one of two "stabbing" trees (each interval
  * stored at O(log n) canonical nodes, lists in priority order with a cursor past
  * taken items), so the loop is O((gaps + steps) log steps), gaps <= uses. With a
@@ -78,6 +80,7 @@
  * (bytes, kind), steps (time_us), uses, live, live_bytes, use_steps, blocks,
  * schedule_budget. Writes: blocks, n_blocks, lower_bound, swaps, n_swaps, deps, n_deps,
  * steps' dep_begin/dep_count, the schedule_* and swap statistics, staging_least(_step),
+ * traffic_lp_* (with schedule_traffic_lp),
  * host_lower_bound,
  * compute_s, time_bound_s. Changes nothing else when the policy is none or the blocks
  * already fit the budget.
@@ -85,6 +88,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <glpk.h>
 
 #include "oset.h"
 #include "passes.h"
@@ -865,14 +870,17 @@ static void apply_item(sched_t *s, uint32_t i) {
 
 /* ---- building the gaps and the items ------------------------------------------- */
 
-/* Priority: the largest bytes, then the longest interval, then the first gap. */
+/* Priority: the traffic LP's value (schedule_traffic_lp; else 0), the largest bytes, then
+ * the longest interval, then the first gap. */
 typedef struct item_key {
-  uint64_t bytes;
+  uint64_t lp, bytes;
   uint32_t length, gap, kind, id;
 } item_key_t;
 
 static int cmp_item_key(const void *pa, const void *pb) {
   const item_key_t *a = pa, *b = pb;
+  if (a->lp != b->lp)
+    return a->lp > b->lp ? -1 : 1;
   if (a->bytes != b->bytes)
     return a->bytes > b->bytes ? -1 : 1;
   if (a->length != b->length)
@@ -1642,7 +1650,13 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
       else if (s->ir->schedule_priority == SFC_PRIORITY_RECENT) /* last used latest first */
         area =
             then_bytes(g->u0 == UINT32_MAX ? 0 : (uint64_t)g->u0 + 1 /* a HEAD: none */, g->bytes);
-      keys[i] = (item_key_t){area, it->hi - it->lo, it->gap, it->kind, i};
+      /* the LP's value in millionths: what it takes whole first, then its fractions */
+      const double *x =
+          s->ir->schedule_traffic_lp && !s->ir->traffic_lp_none && s->ir->traffic_lp_n == s->n_gaps
+              ? s->ir->traffic_lp_x
+              : NULL;
+      uint64_t lp = x && x[it->gap] > 0 ? (uint64_t)llround(x[it->gap] * 1e6) : 0;
+      keys[i] = (item_key_t){lp, area, it->hi - it->lo, it->gap, it->kind, i};
     }
     qsort(keys, s->n_items, sizeof *keys, cmp_item_key);
     uint32_t na = 0, nb = 0, *order_b = order + s->n_items + 1;
@@ -1659,6 +1673,189 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
   }
   free(keys);
   free(order);
+  return ok;
+}
+
+/* ---- the traffic LP ------------------------------------------------------------ */
+
+/* Deterministic limits: past them the LP is not solved (traffic_lp_none). */
+#define TRAFFIC_LP_MAX_NZ 2000000u /* coverage entries */
+#define TRAFFIC_LP_MAX_IT 200000   /* simplex iterations */
+
+/* The bytes evicting gap i copies, as the LP counts them: its swap-in, and its swap-out
+ * where the tensor was written since its previous gap (since the iteration began, for its
+ * first); a homed tensor's HEAD and TAIL copies are its home's (home_cost). */
+static double lp_gap_cost(const sched_t *s, uint32_t i) {
+  const gap_t *g = &s->gaps[i];
+  if (g->end != GAP_MID)
+    return 0;
+  uint32_t from = 0;
+  if (i > 0 && s->gaps[i - 1].tensor == g->tensor)
+    from = next_use(&s->gaps[i - 1]);
+  double bytes = (double)g->bytes;
+  return bytes + (writes_between(s, g->tensor, from, g->use) ? bytes : 0);
+}
+
+/* A homed tensor's round trip: in before its first use (when that reads it), back home
+ * after its last write (when anything writes it). */
+static double home_cost(const sched_t *s, uint32_t t) {
+  const sfc_live_t *l = &s->ir->live[t];
+  double bytes = (double)s->ir->blocks[s->blk[t]].bytes;
+  return ((s->first_acc[t] & SFC_ACCESS_READ) ? bytes : 0) +
+         (writes_between(s, t, 0, l->use_count - 1) ? bytes : 0);
+}
+
+/* What the LP's values were solved for: the target, and every gap (FNV-1a). */
+static uint64_t traffic_lp_key(const sched_t *s, int64_t target) {
+  uint64_t h = 0xcbf29ce484222325ull;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3ull)
+  MIX(target);
+  MIX(s->n);
+  MIX(s->n_gaps);
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    const gap_t *g = &s->gaps[i];
+    MIX(g->tensor);
+    MIX(g->u0);
+    MIX(g->u1);
+    MIX(g->bytes);
+  }
+#undef MIX
+  return h ? h : 1;
+}
+
+/* The traffic LP (schedule_traffic_lp). The fewest bytes copied that bring every step
+ * within the target, relaxed: a fraction x_g in [0, 1] per gap; for every step k over
+ * the target, the gaps whose widest absent steps [gap_lo, u1 - 1] contain k cover its
+ * excess, sum bytes_g x_g >= live_k - target; a gap costs lp_gap_cost, and a homed
+ * tensor's gaps are at most its home column h_t, which costs home_cost once. GLPK's
+ * dual simplex (the all-zero start is dual feasible). The values rank the gaps before the
+ * priority (build_items): what the LP evicts whole first, then its fractions, then the
+ * rest. Its least is not a bound on any plan (the costs guess which swap-outs a plan
+ * needs; the plan evicts by time-aware intervals): it is a ranking. Solved once per
+ * target and set of gaps, kept in the IR for the next candidate or round. Returns false
+ * on out of memory only. */
+static bool traffic_lp(sched_t *s, int64_t target) {
+  sfc_ir_t *ir = s->ir;
+  uint64_t key = traffic_lp_key(s, target);
+  if (ir->traffic_lp_key == key)
+    return true;
+  ir->traffic_lp_key = key;
+  ir->traffic_lp_none = true;
+  ir->traffic_lp_x = NULL;
+  ir->traffic_lp_n = 0;
+  ir->traffic_lp_bytes = 0;
+  uint32_t n = s->n, nt = ir->graph->n_tensors;
+  int *row = malloc(((size_t)n + 1) * sizeof *row);         /* step -> row, 0: within */
+  uint32_t *over = calloc((size_t)n + 1, sizeof *over);     /* steps over before k */
+  int *col = malloc(((size_t)s->n_gaps + 1) * sizeof *col); /* gap -> column, 0: none */
+  int *hcol = calloc((size_t)nt + 1, sizeof *hcol);         /* homed tensor -> column */
+  bool ok = row && over && col && hcol;
+  int *ind = NULL;
+  double *val = NULL;
+  glp_prob *lp = NULL;
+  int prev_term = glp_term_out(GLP_OFF);
+  if (!ok)
+    goto done;
+  int rows = 0;
+  double unit = 1.0 / (1024.0 * 1024.0); /* MiB: the simplex's numbers near 1 */
+  for (uint32_t k = 0; k < n; k++) {
+    int64_t e = mt_get(&s->live, k) - target;
+    row[k] = e > 0 ? ++rows : 0;
+    over[k + 1] = over[k] + (e > 0);
+  }
+  if (rows == 0)
+    goto done;
+  uint64_t nz = 0;
+  int cols = 0, homes = 0, max_len = 2;
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    const gap_t *g = &s->gaps[i];
+    uint32_t c = over[g->u1] - over[gap_lo(g)];
+    col[i] = c ? ++cols : 0;
+    nz += c;
+    max_len = (int)c + 1 > max_len ? (int)c + 1 : max_len;
+    if (c && homed(&ir->blocks[s->blk[g->tensor]]) && !hcol[g->tensor])
+      hcol[g->tensor] = ++homes; /* numbered after the gaps' columns below */
+  }
+  int links = 0; /* x_g - h_t <= 0: a row per homed gap, in gap order */
+  for (uint32_t i = 0, run = 0; i < s->n_gaps; i++) {
+    bool linked = col[i] && hcol[s->gaps[i].tensor];
+    links += linked;
+    /* a tensor's gaps are consecutive: its home column has `run` entries */
+    run = i > 0 && s->gaps[i - 1].tensor == s->gaps[i].tensor ? run + linked : linked;
+    max_len = (int)run + 1 > max_len ? (int)run + 1 : max_len;
+  }
+  if (cols == 0 || nz > TRAFFIC_LP_MAX_NZ)
+    goto done;
+  ind = malloc(((size_t)max_len + 2) * sizeof *ind); /* GLPK's arrays start at 1 */
+  val = malloc(((size_t)max_len + 2) * sizeof *val);
+  lp = glp_create_prob();
+  if (!ind || !val || !lp) {
+    ok = false;
+    goto done;
+  }
+  glp_set_obj_dir(lp, GLP_MIN);
+  glp_add_rows(lp, rows + links);
+  glp_add_cols(lp, cols + homes);
+  for (uint32_t k = 0; k < n; k++)
+    if (row[k])
+      glp_set_row_bnds(lp, row[k], GLP_LO, (double)(mt_get(&s->live, k) - target) * unit, 0);
+  for (int r = rows + 1; r <= rows + links; r++)
+    glp_set_row_bnds(lp, r, GLP_UP, 0, 0);
+  int link = rows;
+  for (uint32_t i = 0; i < s->n_gaps; i++) {
+    const gap_t *g = &s->gaps[i];
+    if (!col[i])
+      continue;
+    int len = 0;
+    for (uint32_t k = gap_lo(g); k < g->u1; k++)
+      if (row[k])
+        ind[++len] = row[k], val[len] = (double)g->bytes * unit;
+    if (hcol[g->tensor])
+      ind[++len] = ++link, val[len] = 1;
+    glp_set_mat_col(lp, col[i], len, ind, val);
+    glp_set_col_bnds(lp, col[i], GLP_DB, 0, 1);
+    glp_set_obj_coef(lp, col[i], lp_gap_cost(s, i) * unit);
+  }
+  link = rows; /* the home columns: -1 in each of their gaps' link rows */
+  for (uint32_t i = 0; i < s->n_gaps;) {
+    uint32_t t = s->gaps[i].tensor;
+    int len = 0;
+    for (; i < s->n_gaps && s->gaps[i].tensor == t; i++)
+      if (col[i] && hcol[t])
+        ind[++len] = ++link, val[len] = -1;
+    if (!hcol[t])
+      continue;
+    glp_set_mat_col(lp, cols + hcol[t], len, ind, val);
+    glp_set_col_bnds(lp, cols + hcol[t], GLP_DB, 0, 1);
+    glp_set_obj_coef(lp, cols + hcol[t], home_cost(s, t) * unit);
+  }
+  glp_smcp sp;
+  glp_init_smcp(&sp);
+  sp.msg_lev = GLP_MSG_OFF;
+  sp.meth = GLP_DUALP;
+  sp.presolve = GLP_ON;
+  sp.it_lim = TRAFFIC_LP_MAX_IT;
+  glp_scale_prob(lp, GLP_SF_AUTO);
+  if (glp_simplex(lp, &sp) != 0 || glp_get_status(lp) != GLP_OPT)
+    goto done;
+  double *x = sfc_pool_calloc(&ir->pool, (size_t)s->n_gaps + 1, sizeof *x);
+  if (!x) {
+    ok = false;
+    goto done;
+  }
+  for (uint32_t i = 0; i < s->n_gaps; i++)
+    x[i] = col[i] ? glp_get_col_prim(lp, col[i]) : 0;
+  ir->traffic_lp_x = x;
+  ir->traffic_lp_n = s->n_gaps;
+  ir->traffic_lp_none = false;
+  ir->traffic_lp_bytes = glp_get_obj_val(lp) / unit;
+done:
+  if (lp)
+    glp_delete_prob(lp);
+  glp_term_out(prev_term);
+  free(row), free(over), free(col), free(hcol), free(ind), free(val);
+  if (!ok)
+    ir->traffic_lp_key = 0; /* out of memory: nothing kept */
   return ok;
 }
 
@@ -1783,7 +1980,13 @@ sfc_status_t sfc_pass_schedule(sfc_ir_t *ir, sfc_error_t *err) {
     st = oom(err);
   if (st == SFC_OK)
     st = measure(&s, live, err);
-  if (st == SFC_OK && (!build_live(&s, live) || !build_items(&s, &ta, &tb)))
+  if (st == SFC_OK && !build_live(&s, live))
+    st = oom(err);
+  /* the traffic LP for the target select_gaps gets (the floor below it) */
+  if (st == SFC_OK && policy == SFC_SCHED_WINDOW && ir->schedule_traffic_lp &&
+      !traffic_lp(&s, (int64_t)(budget > ir->schedule_floor ? budget : ir->schedule_floor)))
+    st = oom(err);
+  if (st == SFC_OK && !build_items(&s, &ta, &tb))
     st = oom(err);
   if (st != SFC_OK)
     goto done;

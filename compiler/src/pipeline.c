@@ -293,9 +293,12 @@ void sfc_window_candidate(sfc_ir_t *ir, int c) {
   int mode = grid ? c % SFC_WINDOW_MODES : 3;
   ir->schedule_priority = (uint8_t)(grid ? c / SFC_WINDOW_MODES : SFC_PRIORITY_RECENT);
   ir->schedule_rank_only = c >= SFC_WINDOW_HIDDEN_FIRST;
-  if (ir->schedule_rank_only) { /* bytes x length, length; late waits, in queue order */
+  ir->schedule_traffic_lp = false;
+  if (ir->schedule_rank_only) { /* bytes x length, length, the traffic LP's values then
+                                   bytes x length; late waits, in queue order */
     int r = c - SFC_WINDOW_HIDDEN_FIRST;
-    ir->schedule_priority = (uint8_t)(r / 2 ? SFC_PRIORITY_LENGTH : SFC_PRIORITY_AREA);
+    ir->schedule_priority = (uint8_t)(r / 2 == 1 ? SFC_PRIORITY_LENGTH : SFC_PRIORITY_AREA);
+    ir->schedule_traffic_lp = r / 2 == 2;
     mode = r % 2 ? 3 : 0;
   }
   ir->schedule_lazy_waits = mode == 0 || mode == 3;
@@ -349,7 +352,8 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
   *t = ir->predicted_iteration_s;
   if (opt && opt->verbose > 0)
     fprintf(dump,
-            "sfc: window candidate %d (priority %s%s, %s%s): arena %" PRIu64 " B%s, %.3f ms\n", c,
+            "sfc: window candidate %d (priority %s%s%s, %s%s): arena %" PRIu64 " B%s, %.3f ms\n", c,
+            ir->schedule_traffic_lp ? "traffic LP, then " : "",
             sfc_priority_name(ir->schedule_priority), ir->schedule_rank_only ? " alone" : "",
             ir->schedule_no_prefetch    ? "no early swap-ins"
             : ir->schedule_sorted_waits ? "early swap-ins, late waits in queue order"
@@ -363,6 +367,11 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
   return SFC_OK;
 }
 
+/* The traffic LP's candidates: the last two plain ones (sfc_window_candidate). */
+static bool lp_candidate(int c) {
+  return c >= SFC_WINDOW_CANDIDATES - 2 && c < SFC_WINDOW_CANDIDATES;
+}
+
 static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
   int best = -1, late = -1;
   double best_time = 0, late_time = 0;
@@ -374,6 +383,8 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   for (int c = 0; c < n; c++) {
     int level;
     double t;
+    if (lp_candidate(c) && c > SFC_WINDOW_CANDIDATES - 2 && ir->traffic_lp_none)
+      continue; /* the first LP candidate ranked without the LP: the second would too */
     sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
     if (st != SFC_OK) {
       ir->pack_fast = false;
@@ -656,6 +667,7 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   int hidden_runs = 0;  /* finals of hidden-first candidates */
   double best_pre = 0;  /* the best final's time before its reorder */
   double reorder_s = 0; /* this machine's time of the last reorder (-v) */
+  int lp_runs = 0;      /* finals of the traffic LP's candidates */
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -772,9 +784,20 @@ again:
       best_dev = dev;
       best_over = over;
     }
+    /* the traffic LP's candidates (the tuner's last two plain ones) take no place of
+     * WINDOW_FINALS: the finals that ran before them still run; the second runs only
+     * where the first one's plan leads (the final rounds mostly turn the two into one
+     * plan) */
+    lp_runs += lp_candidate(ir->window_rank[stage]);
     int next = stage + 1;
+    if (next < ir->window_ranked && lp_candidate(ir->window_rank[next]) && lp_runs > 0 &&
+        !lp_candidate(ir->window_rank[best_stage]))
+      next++;
+    int lp_before = 0; /* LP candidates ranked before next */
+    for (int j = 0; j < next && j < ir->window_ranked; j++)
+      lp_before += lp_candidate(ir->window_rank[j]);
     bool good = fits && pre <= ir->window_rank_s[stage] * 1.02;
-    bool more = !good && next < ir->window_ranked && next < WINDOW_FINALS &&
+    bool more = !good && next < ir->window_ranked && next - lp_before < WINDOW_FINALS &&
                 (!best_fits || ir->window_rank_s[next] < best_pre);
     hidden_runs += ir->window_rank[stage] < SFC_WINDOW_HIDDEN_FIRST;
     /* a rank-only plan best: the next hidden-first candidates by the tuner's time through

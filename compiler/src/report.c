@@ -231,7 +231,8 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     if (cfg->scheduler.policy == SFC_SCHED_LMS)
       fprintf(out, ", n %u, l %u", ir->lms_threshold, ir->lms_ahead);
     if (ir->window_candidates)
-      fprintf(out, ", best of %u: priority %s%s%s", ir->window_candidates,
+      fprintf(out, ", best of %u: priority %s%s%s%s", ir->window_candidates,
+              ir->schedule_traffic_lp ? "traffic LP, then " : "",
               sfc_priority_name(ir->schedule_priority), ir->schedule_rank_only ? " alone" : "",
               ir->schedule_no_prefetch    ? ", no early swap-ins"
               : ir->schedule_sorted_waits ? ", late swap-out waits in queue order"

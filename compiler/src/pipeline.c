@@ -383,7 +383,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   for (int c = 0; c < n; c++) {
     int level;
     double t;
-    if (lp_candidate(c) && c > SFC_WINDOW_CANDIDATES - 2 && ir->traffic_lp_none)
+    if (c == SFC_WINDOW_CANDIDATES - 1 && ir->traffic_lp_none)
       continue; /* the first LP candidate ranked without the LP: the second would too */
     sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
     if (st != SFC_OK) {

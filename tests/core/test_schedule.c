@@ -614,19 +614,28 @@ static void test_time_bound_atoms(void) {
   sfc_graph_destroy(g);
 }
 
-/* Compiles g with one eviction priority (the tuner skipped), checks that the plan fits,
- * verifies, and swaps `tensor` only; returns its predicted iteration. */
+/* Compiles g into *ir with one window candidate's eviction order (the tuner skipped):
+ * the priority, rank-only or not, with the traffic LP's ranking or not; checks that the
+ * plan fits and verifies. The caller deinits *ir. */
+static void compile_one(sfc_ir_t *ir, sfc_graph_t *g, const sfc_config_t *cfg, uint8_t priority,
+                        bool rank_only, bool traffic_lp) {
+  sfc_error_t err = {0};
+  sfc_ir_init(ir, g, cfg);
+  ir->window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
+  ir->schedule_priority = priority;
+  ir->schedule_rank_only = rank_only;
+  ir->schedule_traffic_lp = traffic_lp;
+  CHECK_OK(sfc_compile_ir(ir, NULL, &err), err);
+  CHECK(ir->fits_budget);
+  CHECK_OK(sfc_verify_plan(&ir->plan, true, NULL, &err), err);
+}
+
+/* compile_one with one eviction priority; the plan swaps `tensor` only; returns its
+ * predicted iteration. */
 static double only_evicts(sfc_graph_t *g, const sfc_config_t *cfg, uint8_t priority, bool rank_only,
                           uint32_t tensor) {
   sfc_ir_t ir;
-  sfc_error_t err = {0};
-  sfc_ir_init(&ir, g, cfg);
-  ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
-  ir.schedule_priority = priority;
-  ir.schedule_rank_only = rank_only;
-  CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
-  CHECK(ir.fits_budget);
-  CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+  compile_one(&ir, g, cfg, priority, rank_only, false);
   CHECK(ir.n_swaps > 0);
   for (uint32_t i = 0; i < ir.n_swaps; i++)
     CHECK_EQ_U64(ir.swaps[i].tensor, tensor);
@@ -690,19 +699,11 @@ static void test_rank_only(void) {
   sfc_graph_destroy(g);
 }
 
-/* Compiles g with bytes x length alone (the tuner skipped), with or without the traffic
- * LP's ranking; checks that the plan fits and verifies; returns the bytes it copies. */
+/* compile_one with bytes x length alone, with or without the traffic LP's ranking;
+ * returns the bytes the plan copies (*least: the LP's least). */
 static uint64_t copied(sfc_graph_t *g, const sfc_config_t *cfg, bool traffic_lp, double *least) {
   sfc_ir_t ir;
-  sfc_error_t err = {0};
-  sfc_ir_init(&ir, g, cfg);
-  ir.window_candidates = SFC_WINDOW_CANDIDATES; /* skip the tuner */
-  ir.schedule_priority = SFC_PRIORITY_AREA;
-  ir.schedule_rank_only = true;
-  ir.schedule_traffic_lp = traffic_lp;
-  CHECK_OK(sfc_compile_ir(&ir, NULL, &err), err);
-  CHECK(ir.fits_budget);
-  CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
+  compile_one(&ir, g, cfg, SFC_PRIORITY_AREA, true, traffic_lp);
   CHECK(!traffic_lp || !ir.traffic_lp_none);
   *least = ir.traffic_lp_bytes;
   uint64_t bytes = ir.swap_in_bytes + ir.swap_out_bytes;

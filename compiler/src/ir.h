@@ -336,6 +336,8 @@ typedef struct sfc_ir {
   uint32_t slack_delayed_in;   /* sfc_slack_reorder: copies issued later, behind those */
   uint32_t slack_delayed_out;  /*   waited for earlier (swap-ins, swap-outs) */
   uint32_t slack_advanced_out; /* sfc_slack_reorder: swap-outs issued earlier */
+  uint32_t slack_advanced_in;  /* sfc_slack_reorder: swap-ins issued ahead of copies
+                                  waited for earlier */
   double slack_reorder_s[2];   /*   the replay before and after them (0: not run) */
   bool slack_reverted;         /* sfc_slack_judge: the moves replayed slower, undone */
   void *slack_undo;            /* pass_slack.c: what the last moves changed (pool memory) */

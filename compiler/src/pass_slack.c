@@ -52,7 +52,12 @@
  * (the schedule pass reserves it from there), and behind each copy waited for no later that
  * is issued in between; kept where the plan replays fastest, if faster, within another
  * REORDER_WORK. Its block is untouched; its dependency on the step before its issue step
- * moves with it (rebuild_deps).
+ * moves with it (rebuild_deps). Last, each swap-in, by reader, is tried ahead of copies
+ * read before it (advance_ins): a copy the budget forces to wait for a step leaves the H2D
+ * engine idle while that step runs, so at the step before the issue step of each copy
+ * with an earlier reader (the AHEAD_PLACES nearest), its destination block moved to the
+ * best-fit hole from there to its last step (as move_issues finds one); kept where the
+ * plan replays fastest, if faster, within a third REORDER_WORK. Contiguous arenas only.
  *
  * Cost: O(device blocks) per look for a hole or a next occupant, so O(swaps x blocks x
  * log steps) in all, bounded by SLACK_WORK block visits (then the copies not reached keep
@@ -66,9 +71,10 @@
  * headroom; packing_optimal is then false), slack_moved_in, slack_moved_out,
  * slack_undo (a copy of what the moves change; not for the tuners' candidates,
  * pack_fast), and sfc_slack_judge slack_reverted; sfc_slack_reorder the swaps' issue
- * steps and order, swap-in blocks' first_step, deps, steps' dep ranges, slack_delayed_in,
- * slack_delayed_out, slack_advanced_out and slack_reorder_s. Changes nothing when the plan
- * has no swaps.
+ * steps and order, swap-in blocks' first_step (and offset, issued ahead), deps, steps'
+ * dep ranges, arena_bytes (as above), slack_delayed_in, slack_delayed_out,
+ * slack_advanced_out, slack_advanced_in and slack_reorder_s. Changes nothing when the
+ * plan has no swaps.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -581,39 +587,60 @@ static void slack_free(slack_t *s) {
   free(s->pages_at);
 }
 
+/* The device blocks as the moves look them up: dev (with bytes, by offset), by_blk and
+ * pos (by tensor and first step), top. False when out of memory. */
+static bool index_blocks(slack_t *s) {
+  sfc_ir_t *ir = s->ir;
+  s->dev = malloc(((size_t)ir->n_blocks + 1) * sizeof *s->dev);
+  s->by_blk = malloc(((size_t)ir->n_blocks + 1) * sizeof *s->by_blk);
+  s->pos = malloc(((size_t)ir->n_blocks + 1) * sizeof *s->pos);
+  if (!s->dev || !s->by_blk || !s->pos)
+    return false;
+  uint32_t n_by = 0;
+  s->n_dev = 0;
+  for (uint32_t b = 0; b < ir->n_blocks; b++) {
+    s->pos[b] = NONE;
+    if (ir->blocks[b].arena != SFC_ARENA_DEVICE)
+      continue;
+    s->by_blk[n_by++] = b;
+    if (ir->blocks[b].bytes > 0)
+      s->dev[s->n_dev++] = b;
+  }
+  s->n_by = n_by;
+  if (!sort_blocks(ir, s->dev, s->n_dev, true) || !sort_blocks(ir, s->by_blk, n_by, false))
+    return false;
+  for (uint32_t p = 0; p < n_by; p++)
+    s->pos[s->by_blk[p]] = p;
+  uint64_t budget = ir->config->budget_bytes;
+  s->top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
+  return true;
+}
+
+/* A block moved above the packed arena's peak (within the budget) raises it. */
+static void raise_arena(slack_t *s) {
+  sfc_ir_t *ir = s->ir;
+  for (uint32_t i = 0; i < s->n_dev; i++) {
+    const sfc_block_t *b = &ir->blocks[s->dev[i]];
+    if (b->offset + b->bytes > ir->arena_bytes) {
+      ir->arena_bytes = b->offset + b->bytes;
+      ir->packing_optimal = false; /* the packer's proof was for the arena it packed */
+    }
+  }
+}
+
 static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
   slack_t s = {.ir = ir};
-  s.dev = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.dev);
   s.waiter = malloc(((size_t)ir->n_swaps + 1) * sizeof *s.waiter);
-  s.by_blk = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.by_blk);
-  s.pos = malloc(((size_t)ir->n_blocks + 1) * sizeof *s.pos);
   s.movable = calloc((size_t)ir->n_blocks + 1, sizeof *s.movable);
-  if (!s.dev || !s.waiter || !s.by_blk || !s.pos || !s.movable) {
+  if (!s.waiter || !s.movable || !index_blocks(&s)) {
     slack_free(&s);
     return oom(err);
   }
   for (uint32_t i = 0; i < ir->n_swaps; i++)   /* (moving any block instead: 1440 and 1783 */
     if (ir->swaps[i].direction == SFC_SWAP_IN) /* replayed slower, 1700 faster) */
       s.movable[ir->swaps[i].device_block] = !ir->blocks[ir->swaps[i].device_block].placed;
-  uint32_t n_by = 0;
-  for (uint32_t b = 0; b < ir->n_blocks; b++) {
-    s.pos[b] = NONE;
-    if (ir->blocks[b].arena != SFC_ARENA_DEVICE)
-      continue;
-    s.by_blk[n_by++] = b;
-    if (ir->blocks[b].bytes > 0)
-      s.dev[s.n_dev++] = b;
-  }
-  s.n_by = n_by;
-  if (!sort_blocks(ir, s.dev, s.n_dev, true) || !sort_blocks(ir, s.by_blk, n_by, false)) {
-    slack_free(&s);
-    return oom(err);
-  }
-  for (uint32_t p = 0; p < n_by; p++)
-    s.pos[s.by_blk[p]] = p;
   find_waiters(&s);
   uint64_t budget = ir->config->budget_bytes;
-  s.top = ir->arena_bytes < budget ? budget : ir->arena_bytes;
   if (sfc_ir_paged(ir)) {
     s.page = ir->config->arena.page_bytes;
     s.page_cap = budget / s.page;
@@ -628,13 +655,7 @@ static sfc_status_t slack_moves(sfc_ir_t *ir, sfc_error_t *err) {
     st = oom(err);
   if (st == SFC_OK && (ir->slack_moved_in || ir->slack_moved_out || ir->slack_relocated))
     st = rebuild_deps(&s, err);
-  for (uint32_t i = 0; i < s.n_dev; i++) { /* a block may have moved above the old peak */
-    const sfc_block_t *b = &ir->blocks[s.dev[i]];
-    if (b->offset + b->bytes > ir->arena_bytes) {
-      ir->arena_bytes = b->offset + b->bytes;
-      ir->packing_optimal = false; /* the packer's proof was for the arena it packed */
-    }
-  }
+  raise_arena(&s);
   slack_free(&s);
   return st;
 }
@@ -884,8 +905,83 @@ static sfc_status_t advance_outs(slack_t *s, snapshot_t *undo, uint64_t *keys, u
   return SFC_OK;
 }
 
+/* Places a swap-in is tried at, ahead of copies waited for before it: at most this many,
+ * the nearest to its issue step. */
+#define AHEAD_PLACES 4u
+
+/* Swap-ins issued earlier, ahead of copies waited for before them (the file comment): in
+ * reader order, each tried at the step before the issue step of each copy with an
+ * earlier reader issued between its earliest step and its own (the AHEAD_PLACES nearest),
+ * its block at the best-fit hole from there to its last step; kept where the plan
+ * replays fastest, if faster. A contiguous arena only (a paged one would count pages). */
+static sfc_status_t advance_ins(slack_t *s, snapshot_t *undo, uint64_t *keys, uint32_t *places,
+                                double *best, sfc_error_t *err) {
+  sfc_ir_t *ir = s->ir;
+  if (sfc_ir_paged(ir))
+    return SFC_OK;
+  if (!index_blocks(s) || !sfc_swap_in_floor(ir, &s->in_floor))
+    return oom(err);
+  double work = 0, per = (double)ir->n_steps + ir->n_swaps + ir->n_deps;
+  uint32_t n = queue_keys(s, SFC_SWAP_IN, keys);
+  for (uint32_t j = 0; j < n && work + per <= REORDER_WORK; j++) {
+    uint32_t i = (uint32_t)keys[j], waiter = (uint32_t)(keys[j] >> 32);
+    sfc_swap_t *w = &ir->swaps[i];
+    uint32_t x = w->device_block;
+    sfc_block_t *b = &ir->blocks[x];
+    if (b->first_step != w->issue_step || b->placed)
+      continue; /* not the schedule pass's shape: leave it */
+    uint32_t prev = neighbour(s, x, -1), lo = 0;
+    if (prev != NONE)
+      lo = ir->blocks[prev].last_step + 2; /* one absent step stays */
+    if (s->in_floor && s->in_floor[waiter] > lo)
+      lo = s->in_floor[waiter]; /* prefetch_limit, a fixed window */
+    uint32_t np = 0;
+    for (uint32_t q = 0; q < j; q++) {
+      uint32_t r = ir->swaps[(uint32_t)keys[q]].issue_step;
+      if ((uint32_t)(keys[q] >> 32) < waiter && r > lo && r <= w->issue_step)
+        places[np++] = r - 1;
+    }
+    qsort(places, np, sizeof *places, cmp_u32);
+    uint32_t from = np > AHEAD_PLACES ? np - AHEAD_PLACES : 0;
+    uint32_t chosen = NONE;
+    uint64_t chosen_off = 0;
+    double chosen_s = *best;
+    for (uint32_t p = from; p < np && work + per <= REORDER_WORK; p++) {
+      if ((p > from && places[p] == places[p - 1]) || places[p] >= w->issue_step)
+        continue;
+      uint64_t off = hole(s, x, places[p]);
+      if (off == UINT64_MAX)
+        continue;
+      if (!snapshot_take(ir))
+        return oom(err);
+      b->offset = off;
+      raise_arena(s); /* the hole may lie in the budget's headroom */
+      double time;
+      sfc_status_t st = try_issue(s, i, places[p], &time, err);
+      work += per;
+      snapshot_swap(ir, undo); /* the plan as it was */
+      if (st != SFC_OK)
+        return st;
+      if (time < chosen_s)
+        chosen = places[p], chosen_off = off, chosen_s = time;
+    }
+    if (chosen == NONE)
+      continue;
+    b->offset = chosen_off;
+    raise_arena(s);
+    double time;
+    SFC_TRY(try_issue(s, i, chosen, &time, err)); /* the trial again (not counted) */
+    *best = time;
+    resort(s, x);
+    ir->slack_advanced_in++;
+    n = queue_keys(s, SFC_SWAP_IN, keys);
+  }
+  return SFC_OK;
+}
+
 sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
   ir->slack_delayed_in = ir->slack_delayed_out = ir->slack_advanced_out = 0;
+  ir->slack_advanced_in = 0;
   ir->slack_reorder_s[0] = ir->slack_reorder_s[1] = 0;
   if (ir->n_swaps == 0 || ir->schedule_no_slack || ir->schedule_no_reorder || ir->pack_fast ||
       ir->config->scheduler.policy != SFC_SCHED_WINDOW)
@@ -937,11 +1033,13 @@ sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err) {
   }
   if (st == SFC_OK && undo)
     st = advance_outs(&s, undo, keys, places, &best, err);
+  if (st == SFC_OK && undo)
+    st = advance_ins(&s, undo, keys, places, &best, err);
   ir->slack_reorder_s[1] = best;
   if (undo)
     undo->valid = false; /* nothing for sfc_slack_judge to undo */
   free(keys);
   free(places);
-  free(s.waiter);
+  slack_free(&s);
   return st;
 }

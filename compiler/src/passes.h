@@ -45,10 +45,12 @@ sfc_status_t sfc_pass_slack(sfc_ir_t *ir, sfc_error_t *err); /* pass_slack.c */
  * fail: a plan the evaluator refuses keeps its moves. */
 void sfc_slack_judge(sfc_ir_t *ir);
 /* After the pipeline's choice (pipeline; tests): copies issued ahead of one waited for
- * earlier move behind it, and swap-outs move earlier towards their blocks' last writes,
- * where the plan then replays faster on sim (slack_delayed_in, slack_delayed_out,
- * slack_advanced_out, slack_reorder_s). Not a pass: up to twice REORDER_WORK of replays;
- * the caller rebuilds the plan view. Errors: SFC_ERR_OUT_OF_MEMORY, SFC_ERR_LIMIT. */
+ * earlier move behind it, swap-outs move earlier towards their blocks' last writes, and
+ * swap-ins ahead of copies read before them into free bytes of the arena, where the plan
+ * then replays faster on sim (slack_delayed_in, slack_delayed_out, slack_advanced_out,
+ * slack_advanced_in, slack_reorder_s). Not a pass: up to three times REORDER_WORK of
+ * replays; the caller rebuilds the plan view. Errors: SFC_ERR_OUT_OF_MEMORY,
+ * SFC_ERR_LIMIT. */
 sfc_status_t sfc_slack_reorder(sfc_ir_t *ir, sfc_error_t *err);
 sfc_status_t sfc_pass_plan(sfc_ir_t *ir, sfc_error_t *err);   /* pass_plan.c */
 sfc_status_t sfc_pass_verify(sfc_ir_t *ir, sfc_error_t *err); /* pass_verify.c */

@@ -845,17 +845,20 @@ again:
     }
   }
   /* the plan chosen, reordered above: its plan view, the check and the replay again (the
-   * bound stays: it holds for any plan within the budget, and the reorder moves no
-   * block's bytes) */
+   * bound stays: it holds for any plan within the budget, and the reorder keeps every
+   * block within it) */
   if (!(opt && opt->stop_after)) {
     SFC_TRY(sfc_ir_page_peak(ir, err));
     if (opt && opt->verbose > 0 && ir->slack_reorder_s[0] > 0)
       fprintf(dump,
               "sfc: reorder: %u swap-ins and %u swap-outs issued behind copies waited for "
-              "earlier, %u swap-outs issued earlier: %.3f ms -> %.3f ms on sim (%.3f ms)\n",
+              "earlier, %u swap-outs issued earlier, %u swap-ins issued ahead: %.3f ms -> "
+              "%.3f ms on sim (%.3f ms)\n",
               ir->slack_delayed_in, ir->slack_delayed_out, ir->slack_advanced_out,
-              ir->slack_reorder_s[0] * 1e3, ir->slack_reorder_s[1] * 1e3, reorder_s * 1e3);
-    if (ir->slack_delayed_in || ir->slack_delayed_out || ir->slack_advanced_out) {
+              ir->slack_advanced_in, ir->slack_reorder_s[0] * 1e3, ir->slack_reorder_s[1] * 1e3,
+              reorder_s * 1e3);
+    if (ir->slack_delayed_in || ir->slack_delayed_out || ir->slack_advanced_out ||
+        ir->slack_advanced_in) {
       SFC_TRY(run_pass(ir, pass_index(sfc_pass_plan), err));
       ir->plan.meta.time_bound_s = ir->time_bound_s;
       SFC_TRY(run_pass(ir, pass_index(sfc_pass_verify), err));

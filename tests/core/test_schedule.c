@@ -1277,14 +1277,17 @@ static bool written_in(const sfc_ir_t *ir, uint32_t t, uint32_t from, uint32_t t
  * earlier, and a swap-out only towards the last write of its block (no step from its new
  * issue step to its old one writes the tensor); a swap-in's block begins at its new
  * issue step and ends where it did, a swap-out's block ends where it did (and begins
- * later only as a moved swap-in's destination); the replay is never slower, and strictly
- * faster when something moved, with the times the pass reports; the pipeline with the
- * reorder gives the same plan's time where it chooses the same window: auto candidate,
- * and a faster one where it chooses another (its finals are judged after the reorder:
- * the reorder can turn two close finals around). Some plans get faster, some by swap-outs issued
- * earlier (fails without the pass: nothing moves). */
+ * elsewhere only as a moved swap-in's destination); a swap-in is issued earlier only as one
+ * the pass counts as issued ahead (at most slack_advanced_in of them); the replay is never
+ * slower, and strictly faster when something moved, with the times the pass reports; the
+ * pipeline with the reorder gives the same plan's time where it chooses the same window:
+ * auto candidate, and a faster one where it chooses another (its finals are judged after
+ * the reorder: the reorder can turn two close finals around). Some plans get faster, some
+ * by swap-outs issued earlier, some by swap-ins issued ahead (fails without the pass:
+ * nothing moves). */
 static void test_reorder(void) {
   uint32_t plans = 0, faster = 0, moved_in = 0, moved_out = 0, advanced = 0, same_plans = 0;
+  uint32_t ahead = 0;
   for (int round = 0; round < 60; round++) {
     sfc_config_t cfg;
     sfc_graph_t *g = graph_at_random_budget(&cfg, 1e6, 10, 3);
@@ -1307,30 +1310,36 @@ static void test_reorder(void) {
       CHECK_OK(sfc_verify_plan(&ir.plan, true, NULL, &err), err);
       swap_at_t *b = swaps_at(&ir);
       CHECK(a && b);
+      uint32_t earlier_ins = 0;
       for (uint32_t i = 0; a && b && i < ir.n_swaps; i++) {
         CHECK(a[i].tensor == b[i].tensor && a[i].dir == b[i].dir);
-        CHECK(b[i].issue >= a[i].issue || (a[i].dir == SFC_SWAP_OUT && b[i].issue >= 1 &&
-                                           !written_in(&ir, a[i].tensor, b[i].issue, a[i].issue)));
+        earlier_ins += a[i].dir == SFC_SWAP_IN && b[i].issue < a[i].issue;
+        CHECK(b[i].issue >= a[i].issue || a[i].dir == SFC_SWAP_IN ||
+              (b[i].issue >= 1 && !written_in(&ir, a[i].tensor, b[i].issue, a[i].issue)));
         CHECK(b[i].last == a[i].last);
         if (a[i].dir == SFC_SWAP_IN && a[i].first == a[i].issue)
           CHECK(b[i].first == b[i].issue);
         else if (a[i].dir == SFC_SWAP_IN)
           CHECK(b[i].first == a[i].first);
-        else /* a source block begins later only when its swap-in moved */
-          CHECK(b[i].first == a[i].first || (b[i].first > a[i].first && swapped_in(&ir, b[i])));
+        else /* a source block begins elsewhere only when its swap-in moved */
+          CHECK(b[i].first == a[i].first || swapped_in(&ir, b[i]));
       }
+      CHECK(earlier_ins <= ir.slack_advanced_in);
       free(a);
       free(b);
       CHECK_OK(sfc_evaluate(&ir, NULL, &after, &err), err);
       CHECK(ir.slack_reorder_s[0] == before.predicted_iteration_s);
       CHECK(ir.slack_reorder_s[1] == after.predicted_iteration_s);
       CHECK(after.predicted_iteration_s <= before.predicted_iteration_s);
-      bool moved = ir.slack_delayed_in + ir.slack_delayed_out + ir.slack_advanced_out > 0;
+      bool moved = ir.slack_delayed_in + ir.slack_delayed_out + ir.slack_advanced_out +
+                       ir.slack_advanced_in >
+                   0;
       CHECK(moved == (after.predicted_iteration_s < before.predicted_iteration_s));
       faster += moved;
       moved_in += ir.slack_delayed_in;
       moved_out += ir.slack_delayed_out;
       advanced += ir.slack_advanced_out;
+      ahead += ir.slack_advanced_in;
       sfc_ir_t whole;
       CHECK_OK(compile(&whole, g, &cfg, &err), err);
       /* the same candidate: the same plan. The finals judge candidates after their reorder
@@ -1347,7 +1356,8 @@ static void test_reorder(void) {
         CHECK(whole.predicted_iteration_s == after.predicted_iteration_s);
         CHECK(whole.slack_delayed_in == ir.slack_delayed_in &&
               whole.slack_delayed_out == ir.slack_delayed_out &&
-              whole.slack_advanced_out == ir.slack_advanced_out);
+              whole.slack_advanced_out == ir.slack_advanced_out &&
+              whole.slack_advanced_in == ir.slack_advanced_in);
       } else {
         CHECK(whole.predicted_iteration_s < after.predicted_iteration_s);
       }
@@ -1358,9 +1368,9 @@ static void test_reorder(void) {
   }
   fprintf(stderr,
           "  %u plans, %u faster (%u swap-ins, %u swap-outs issued later, %u swap-outs "
-          "earlier), %u the pipeline's own\n",
-          plans, faster, moved_in, moved_out, advanced, same_plans);
-  CHECK(plans >= 20 && faster >= 3 && advanced >= 1 && same_plans >= plans / 2);
+          "earlier, %u swap-ins ahead), %u the pipeline's own\n",
+          plans, faster, moved_in, moved_out, advanced, ahead, same_plans);
+  CHECK(plans >= 20 && faster >= 3 && advanced >= 1 && ahead >= 1 && same_plans >= plans / 2);
 }
 
 /* Swap-ins issued too far ahead of their reader (swap_in_limit): -1 when the plan breaks

@@ -947,8 +947,8 @@ static sfc_status_t advance_ins(slack_t *s, snapshot_t *undo, uint64_t *keys, ui
     uint64_t chosen_off = 0;
     double chosen_s = *best;
     for (uint32_t p = from; p < np && work + per <= REORDER_WORK; p++) {
-      if ((p > from && places[p] == places[p - 1]) || places[p] >= w->issue_step)
-        continue;
+      if (p > from && places[p] == places[p - 1])
+        continue; /* every place is before the issue step (r - 1, r <= it) */
       uint64_t off = hole(s, x, places[p]);
       if (off == UINT64_MAX)
         continue;

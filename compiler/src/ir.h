@@ -361,12 +361,16 @@ typedef struct sfc_ir {
 /* The window scheduler's eviction priorities (pass_schedule.c), tried by the pipeline's
  * window: auto tuner. */
 enum {
-  SFC_PRIORITY_AREA = 0, /* bytes x gap length (the default) */
-  SFC_PRIORITY_LENGTH,   /* gap length (Belady-like), then bytes */
-  SFC_PRIORITY_BYTES,    /* bytes, then gap length */
-  SFC_PRIORITY_RECENT,   /* the latest use before the gap first (made last), then bytes */
+  SFC_PRIORITY_AREA = 0,  /* bytes x gap length (the default) */
+  SFC_PRIORITY_LENGTH,    /* gap length (Belady-like), then bytes */
+  SFC_PRIORITY_BYTES,     /* bytes, then gap length */
+  SFC_PRIORITY_RECENT,    /* the latest use before the gap first (made last), then bytes */
+  SFC_PRIORITY_AREA_COPY, /* bytes x gap length per byte copied (a gap that needs no
+                             swap-out counts twice; the traffic LP's second tie-break) */
   SFC_PRIORITY_COUNT
 };
+/* The priorities every timing mode is tried with (the first three). */
+enum { SFC_PRIORITY_GRID = 3 };
 
 /* The tuner's timing modes per priority: early swap-ins and late swap-out waits, early
  * swap-ins only, neither. */
@@ -377,14 +381,16 @@ enum { SFC_WINDOW_MODES = 4 };
  * it wins with; all four would cost the largest graphs a quarter more tuning): the
  * SFC_WINDOW_HIDDEN_FIRST candidates that evict hideable gaps first. Then
  * SFC_WINDOW_RANK_ONLY with schedule_rank_only: priorities bytes x length and length,
- * then bytes x length after the traffic LP's values (schedule_traffic_lp), each with the
- * late waits and with them in queue order. Candidate
+ * then bytes x length and bytes x length per copy after the traffic LP's values
+ * (schedule_traffic_lp; the last SFC_WINDOW_LP), each with the late waits and with them
+ * in queue order. Candidate
  * SFC_WINDOW_CANDIDATES + c (c < SFC_WINDOW_HIDDEN_FIRST) is candidate c with
  * schedule_late_homes (the finals' last; late homes change only which gaps are hideable,
  * so the rank-only candidates have no such twin). */
 enum {
-  SFC_WINDOW_HIDDEN_FIRST = SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1) + 1,
-  SFC_WINDOW_RANK_ONLY = 6,
+  SFC_WINDOW_HIDDEN_FIRST = SFC_WINDOW_MODES * SFC_PRIORITY_GRID + 1,
+  SFC_WINDOW_RANK_ONLY = 8,
+  SFC_WINDOW_LP = 4,
   SFC_WINDOW_CANDIDATES = SFC_WINDOW_HIDDEN_FIRST + SFC_WINDOW_RANK_ONLY
 };
 /* the finals rank every candidate and one late-homes twin, each a uint8_t */

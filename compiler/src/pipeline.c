@@ -281,24 +281,27 @@ static sfc_status_t run_pass(sfc_ir_t *ir, size_t i, sfc_error_t *err) {
  * c / SFC_WINDOW_MODES and mode c % SFC_WINDOW_MODES — early swap-ins with late swap-out
  * waits, early swap-ins only, neither, early swap-ins with the late waits in queue order
  * — for the first three priorities; then the recent priority with the queue-ordered
- * waits; then (from SFC_WINDOW_HIDDEN_FIRST) schedule_rank_only with bytes x length and
- * length, each with the late waits and with them in queue order. Candidate
+ * waits; then (from SFC_WINDOW_HIDDEN_FIRST) schedule_rank_only with bytes x length,
+ * length, and the traffic LP's values then bytes x length or bytes x length per copy, each
+ * with the late waits and with them in queue order. Candidate
  * SFC_WINDOW_CANDIDATES + c (c < SFC_WINDOW_HIDDEN_FIRST) is candidate c with
  * schedule_late_homes (pass_schedule.c late_homes); the finals try the fastest of those
  * last. */
 void sfc_window_candidate(sfc_ir_t *ir, int c) {
   ir->schedule_late_homes = c >= SFC_WINDOW_CANDIDATES;
   c %= SFC_WINDOW_CANDIDATES;
-  bool grid = c < SFC_WINDOW_MODES * (SFC_PRIORITY_COUNT - 1);
+  bool grid = c < SFC_WINDOW_MODES * SFC_PRIORITY_GRID;
   int mode = grid ? c % SFC_WINDOW_MODES : 3;
   ir->schedule_priority = (uint8_t)(grid ? c / SFC_WINDOW_MODES : SFC_PRIORITY_RECENT);
   ir->schedule_rank_only = c >= SFC_WINDOW_HIDDEN_FIRST;
   ir->schedule_traffic_lp = false;
   if (ir->schedule_rank_only) { /* bytes x length, length, the traffic LP's values then
-                                   bytes x length; late waits, in queue order */
+                                   bytes x length, then per copy; late waits, in queue order */
     int r = c - SFC_WINDOW_HIDDEN_FIRST;
-    ir->schedule_priority = (uint8_t)(r / 2 == 1 ? SFC_PRIORITY_LENGTH : SFC_PRIORITY_AREA);
-    ir->schedule_traffic_lp = r / 2 == 2;
+    ir->schedule_priority = (uint8_t)(r / 2 == 1   ? SFC_PRIORITY_LENGTH
+                                      : r / 2 == 3 ? SFC_PRIORITY_AREA_COPY
+                                                   : SFC_PRIORITY_AREA);
+    ir->schedule_traffic_lp = r / 2 >= 2;
     mode = r % 2 ? 3 : 0;
   }
   ir->schedule_lazy_waits = mode == 0 || mode == 3;
@@ -367,9 +370,9 @@ static sfc_status_t try_candidate(sfc_ir_t *ir, int c, const sfc_compile_options
   return SFC_OK;
 }
 
-/* The traffic LP's candidates: the last two plain ones (sfc_window_candidate). */
+/* The traffic LP's candidates: the last SFC_WINDOW_LP plain ones (sfc_window_candidate). */
 static bool lp_candidate(int c) {
-  return c >= SFC_WINDOW_CANDIDATES - 2 && c < SFC_WINDOW_CANDIDATES;
+  return c >= SFC_WINDOW_CANDIDATES - SFC_WINDOW_LP && c < SFC_WINDOW_CANDIDATES;
 }
 
 static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_error_t *err) {
@@ -377,30 +380,35 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   double best_time = 0, late_time = 0;
   uint64_t best_arena = 0;
   int best_level = 0; /* 2: blocks and host staging fit, 1: the blocks only, 0: neither */
+  uint64_t rank_arena[sizeof ir->window_rank] = {0}; /* the ranked ones' packed arenas */
   ir->window_ranked = 0;
   ir->pack_fast = true;
   int n = ir->window_hidden_first_only ? SFC_WINDOW_HIDDEN_FIRST : SFC_WINDOW_CANDIDATES;
   for (int c = 0; c < n; c++) {
     int level;
     double t;
-    if (c == SFC_WINDOW_CANDIDATES - 1 && ir->traffic_lp_none)
-      continue; /* the first LP candidate ranked without the LP: the second would too */
+    if (lp_candidate(c) && c > SFC_WINDOW_CANDIDATES - SFC_WINDOW_LP && ir->traffic_lp_none)
+      continue; /* the first LP candidate ranked without the LP: the others would too */
     sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
     if (st != SFC_OK) {
       ir->pack_fast = false;
       return st;
     }
-    bool seen = false; /* a candidate another one's plan already is (the same time) */
+    /* a candidate another one's plan already is: the same time and packed arena (the
+     * LP's two tie-breaks can give the same time, packed apart, final rounds apart) */
+    bool seen = false;
     for (uint8_t j = 0; j < ir->window_ranked; j++)
-      seen = seen || ir->window_rank_s[j] == t;
+      seen = seen || (ir->window_rank_s[j] == t && rank_arena[j] == ir->arena_bytes);
     if (level == 2 && !seen) { /* ranked by time: insertion, fastest first */
       uint8_t j = ir->window_ranked++;
       for (; j > 0 && ir->window_rank_s[j - 1] > t; j--) {
         ir->window_rank[j] = ir->window_rank[j - 1];
         ir->window_rank_s[j] = ir->window_rank_s[j - 1];
+        rank_arena[j] = rank_arena[j - 1];
       }
       ir->window_rank[j] = (uint8_t)c;
       ir->window_rank_s[j] = t;
+      rank_arena[j] = ir->arena_bytes;
     }
     /* within both budgets the fastest; the blocks within the device budget only, the
      * least pinned staging; neither, the least device bytes */
@@ -649,7 +657,8 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
 }
 
 const char *sfc_priority_name(unsigned priority) {
-  static const char *const names[] = {"bytes x length", "length", "bytes", "recent"};
+  static const char *const names[] = {"bytes x length", "length", "bytes", "recent",
+                                      "bytes x length per copy"};
   return priority < SFC_PRIORITY_COUNT ? names[priority] : "?";
 }
 

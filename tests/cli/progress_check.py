@@ -64,7 +64,7 @@ check(len(cands) >= 17, f"--progress: the tuner's candidates ({len(cands)} lines
 for i, l in enumerate(cands):
     m = re.search(r"candidate (\d+) \((\d+) of (\d+)\)", l)
     check(m and int(m.group(1)) == i and int(m.group(2)) == i + 1 and
-          int(m.group(3)) in (19, 32), f"--progress: candidate line {i}: {l!r}")
+          int(m.group(3)) in (21, 34), f"--progress: candidate line {i}: {l!r}")
 packs = [i for i, l in enumerate(lines) if re.search(r"packing: window candidate \d+ "
                                                     r"\(final 1\), round 1$", l)]
 check(packs and packs[0] > lines.index(cands[-1]),
@@ -89,7 +89,7 @@ if have_pty:
     rc, out, err = on_terminal("compile", *args, "-o", plan("tty.plan"))
     check(rc == 0, f"on a terminal: exit {rc}")
     check("sfc compile: small-cnn" in out, "on a terminal: the summary on stdout")
-    check(err.startswith(ERASE + "sfc compile: window: auto: candidate 0 (1 of 19)"),
+    check(err.startswith(ERASE + "sfc compile: window: auto: candidate 0 (1 of 21)"),
           f"on a terminal: the status line starts in place: {err[:60]!r}")
     check(err.endswith(ERASE), f"on a terminal: the status line erased at the end: {err[-40:]!r}")
     check("\n" not in err, f"on a terminal: no line breaks: {err[:200]!r}")

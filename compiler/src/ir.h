@@ -366,7 +366,7 @@ enum {
   SFC_PRIORITY_BYTES,     /* bytes, then gap length */
   SFC_PRIORITY_RECENT,    /* the latest use before the gap first (made last), then bytes */
   SFC_PRIORITY_AREA_COPY, /* bytes x gap length per byte copied (a gap that needs no
-                             swap-out counts twice; the traffic LP's second tie-break) */
+                             swap-out counts twice; after the traffic LP's values only) */
   SFC_PRIORITY_COUNT
 };
 /* The priorities every timing mode is tried with (the first three). */

@@ -1656,8 +1656,8 @@ static bool build_items(sched_t *s, stab_t *ta, stab_t *tb) {
       else if (s->ir->schedule_priority == SFC_PRIORITY_RECENT) /* last used latest first */
         area =
             then_bytes(g->u0 == UINT32_MAX ? 0 : (uint64_t)g->u0 + 1 /* a HEAD: none */, g->bytes);
-      else if (s->ir->schedule_priority == SFC_PRIORITY_AREA_COPY && lp_gap_cost(s, it->gap) > 0 &&
-               lp_gap_cost(s, it->gap) < 2.0 * (double)g->bytes)
+      else if (s->ir->schedule_priority == SFC_PRIORITY_AREA_COPY &&
+               lp_gap_cost(s, it->gap) == (double)g->bytes)   /* a middle gap, its swap-in only */
         area = area > UINT64_MAX / 2 ? UINT64_MAX : area * 2; /* one copy, not two */
       /* the LP's value in millionths: what it takes whole first, then its fractions */
       const double *x =

@@ -388,7 +388,7 @@ static sfc_status_t tune_window(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
     int level;
     double t;
     if (lp_candidate(c) && c > SFC_WINDOW_CANDIDATES - SFC_WINDOW_LP && ir->traffic_lp_none)
-      continue; /* the first LP candidate ranked without the LP: the others would too */
+      continue; /* no LP: the first LP candidate ranks without it, the others are skipped */
     sfc_status_t st = try_candidate(ir, c, opt, &level, &t, err);
     if (st != SFC_OK) {
       ir->pack_fast = false;

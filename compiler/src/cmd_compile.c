@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "batch_scale.h"
 #include "image_scale.h"
+#include "inplace.h"
 #include "batch_search.h"
 #include "cli_config.h"
 #include "emit.h"
@@ -28,8 +29,9 @@
 static const char help[] =
     "usage: sfc compile GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--packer NAME]\n"
     "                         [--policy P] [--tiling M] [--staging-budget SIZE] [-o PLAN]\n"
-    "                         [--batch N] [--image-size N] [--dump-after PASS] [--json] [-v] [-q]\n"
-    "                         [--progress] [--arena contiguous|paged] [--page SIZE]\n"
+    "                         [--batch N] [--image-size N] [--inplace] [--dump-after PASS] "
+    "[--json]\n"
+    "                         [-v] [-q] [--progress] [--arena contiguous|paged] [--page SIZE]\n"
     "                         [--page-map-cost TIME]\n"
     "\n"
     "Plans the device memory of one training iteration: live ranges, the arena\n"
@@ -70,6 +72,9 @@ static const char help[] =
     "                      (batch-carrying tensors, their ops' times; docs/exporter.md)\n"
     "      --image-size N  rescale the graph's square input image to N x N first: every\n"
     "                      spatial size derived again op by op (docs/algorithms.md)\n"
+    "      --inplace       then let elementwise ops (add, threshold_backward, ...) write\n"
+    "                      their result into an input that dies there, as the framework\n"
+    "                      must then run them (docs/cli.md): less memory held, fewer swaps\n"
     "  -o, --output PLAN   write the plan here (atomically; never over GRAPH or CONFIG);\n"
     "                      without it nothing is written\n"
     "      --dump-after P  print the IR after pass P (steps, tile, liveness, blocks, schedule,\n"
@@ -91,7 +96,7 @@ static const char help[] =
 typedef struct args {
   const char *graph, *output, *dump_after, *batch, *image_size;
   sfc_cli_config_args_t ca; /* -c, --budget, --profile, --packer, --policy */
-  int verbose, quiet, json, progress;
+  int verbose, quiet, json, progress, inplace;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a) {
@@ -118,6 +123,8 @@ static int parse(int argc, char **argv, args_t *a) {
       a->json = 1;
     else if (strcmp(arg, "--progress") == 0)
       a->progress = 1;
+    else if (strcmp(arg, "--inplace") == 0)
+      a->inplace = 1;
     else if (arg[0] == '-' && arg[1] != '\0')
       return sfc_cli_usage("compile", "unknown option '%s'", arg);
     else if (a->graph)
@@ -173,6 +180,8 @@ static void print_json(const sfc_ir_t *ir, double seconds, const char *plan, uin
   ok = ok && cJSON_AddNumberToObject(o, "tiled_segments", segs);
   ok = ok && cJSON_AddNumberToObject(o, "tiles", tiles);
   ok = ok && cJSON_AddNumberToObject(o, "recomputed_steps", recomputed);
+  ok = ok && cJSON_AddNumberToObject(o, "inplace_ops", g->inplace.ops);
+  ok = ok && cJSON_AddNumberToObject(o, "inplace_bytes", (double)g->inplace.bytes);
   ok = ok && cJSON_AddStringToObject(o, "profile", cfg->device.name);
   char from[128];
   ok = ok &&
@@ -285,7 +294,8 @@ static int run(int argc, char **argv) {
   if (sfc_graph_load_file(a.graph, &graph, &err) != SFC_OK)
     return sfc_cli_fail(&err);
   if ((image_size && sfc_graph_image_scale(graph, image_size, &err) != SFC_OK) ||
-      (a.batch && sfc_graph_batch_scale(graph, batch, &err) != SFC_OK)) {
+      (a.batch && sfc_graph_batch_scale(graph, batch, &err) != SFC_OK) ||
+      (a.inplace && sfc_graph_inplace(graph, &graph->inplace, &err) != SFC_OK)) {
     sfc_graph_destroy(graph);
     sfc_error_prefix(&err, a.graph);
     return sfc_cli_fail(&err);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "batch_scale.h"
+#include "inplace.h"
 #include "batch_search.h"
 #include "cli.h"
 #include "cli_config.h"
@@ -20,7 +21,7 @@ static const char help[] =
     "usage: sfc maxbatch GRAPH [-c CONFIG] [--budget SIZE] [--profile NAME] [--policy P]\n"
     "                          [--packer NAME] [--staging-budget SIZE] [--tiling M] [--max N]\n"
     "                          [--arena contiguous|paged] [--page SIZE]\n"
-    "                          [--page-map-cost TIME] [--json] [-q]\n"
+    "                          [--page-map-cost TIME] [--inplace] [--json] [-q]\n"
     "\n"
     "Finds the largest batch whose plan fits the budget: GRAPH (sfc-graph v1 with a\n"
     "recorded \"batch\", as sfc-export writes) rescaled with --batch and compiled in\n"
@@ -53,12 +54,13 @@ static const char help[] =
     "                      page peak does), --page SIZE its page, --page-map-cost\n"
     "                      TIME the host time a page map costs (device.page_map_cost)\n"
     "      --max N         the largest batch to consider (default 1048576)\n"
+    "      --inplace       elementwise ops write a dying input, as 'sfc compile --inplace'\n"
     "      --json          one JSON object on stdout: max_batch, samples_per_s,\n"
     "                      in_core_best_samples_per_s, in_core_best_batch,\n"
     "                      in_core_max_batch, physical_limit_batch,\n"
     "                      physical_limit_capped (the floor still fits at --max),\n"
     "                      ratio_to_in_core_best, graph, policy, profile, budget_bytes,\n"
-    "                      times_from, probes (null where no batch fits)\n"
+    "                      times_from, probes, inplace_ops (null where no batch fits)\n"
     "  -q, --quiet         no progress lines on stderr\n"
     "\n"
     "example:\n"
@@ -69,7 +71,7 @@ static const char help[] =
 typedef struct args {
   const char *graph, *max;
   sfc_cli_config_args_t ca; /* -c, --budget, --profile, --policy, --packer */
-  int json, quiet;
+  int json, quiet, inplace;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a) {
@@ -84,6 +86,8 @@ static int parse(int argc, char **argv, args_t *a) {
       slot = &a->max;
     else if (strcmp(arg, "--json") == 0)
       a->json = 1;
+    else if (strcmp(arg, "--inplace") == 0)
+      a->inplace = 1;
     else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
       a->quiet = 1;
     else if (arg[0] == '-' && arg[1] != '\0')
@@ -204,6 +208,12 @@ static int run(int argc, char **argv) {
                   a.graph);
     return sfc_cli_fail(&err);
   }
+  /* the rewrite keeps to same-shaped tensors with the same batch axis: it holds at any
+   * batch the search rescales to */
+  if (a.inplace && sfc_graph_inplace(g, &g->inplace, &err) != SFC_OK) {
+    sfc_graph_destroy(g);
+    return sfc_cli_fail(&err);
+  }
   search_t s = {.g = g, .a = &a};
   sfc_config_t none = cfg;
   none.scheduler.policy = SFC_SCHED_NONE;
@@ -287,6 +297,7 @@ static int run(int argc, char **argv) {
     ok = ok && cJSON_AddBoolToObject(o, "physical_limit_capped", capped);
     add_rate(o, "ratio_to_in_core_best", ratio, &ok);
     ok = ok && cJSON_AddNumberToObject(o, "probes", s.probes);
+    ok = ok && cJSON_AddNumberToObject(o, "inplace_ops", g->inplace.ops);
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     if (text)
       puts(text);
@@ -313,6 +324,8 @@ static int run(int argc, char **argv) {
              "in-core best", in_core_best, in_core_rate, in_core_max, ratio);
     else
       printf("  %-16s %8s  (no batch fits in-core)\n", "in-core best", "-");
+    if (g->inplace.ops)
+      printf("  %-16s %8u  ops write a dying input (--inplace)\n", "in place", g->inplace.ops);
     printf("  %-16s %s; %u probes\n", "op times", from, s.probes);
   }
   sfc_graph_destroy(g);

@@ -106,6 +106,10 @@ typedef struct sfc_graph {
   uint32_t n_file_tensors; /* tensors declared in the file */
   sfc_op_t *ops;           /* [n_ops] execution order */
   uint32_t n_ops;
+  struct sfc_inplace { /* what `--inplace` rewrote (inplace.h); zero when not asked */
+    uint32_t ops;      /* ops that now write an input in place */
+    uint64_t bytes;    /* their results' bytes, no longer held apart */
+  } inplace;
   sfc_pool_t pool; /* owns every array and string above */
 } sfc_graph_t;
 

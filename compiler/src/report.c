@@ -183,6 +183,11 @@ void sfc_report_compile(const sfc_ir_t *ir, double seconds, const char *plan_pat
     fprintf(out, "  %-18s %12u  FT segments (%u tiles; %u recomputed steps)\n", "tiled", segs,
             tiles, recomputed);
   }
+  if (g->inplace.ops) { /* sfc compile --inplace */
+    char ib[32];
+    fprintf(out, "  %-18s %12u  ops write a dying input (%s of results not held apart)\n",
+            "in place", g->inplace.ops, sfc_format_size(g->inplace.bytes, ib, sizeof ib));
+  }
   line_bytes(out, "in-core peak", ir->in_core_peak);
   line_bytes(out, "lower bound", ir->lower_bound);
   line_bytes(out, sfc_ir_paged(ir) ? "virtual arena" : "packed arena", ir->arena_bytes);

@@ -17,3 +17,5 @@ $SFC maxbatch 2>&1; echo "exit $?"
 # --max below the physical limit (51 here): the limit line says --max capped it
 $SFC maxbatch "$DATA/graphs/tiny_fcn.json" --budget 1MiB --packer best-fit --max 4 -q | grep 'physical limit'
 $SFC maxbatch "$DATA/graphs/tiny_fcn.json" --budget 1MiB --packer best-fit --max 4 --json -q | grep -o '"physical_limit_capped":[a-z]*'
+# --inplace: tiny-fcn's residual add and two threshold_backwards write a dying input
+$SFC maxbatch "$DATA/graphs/tiny_fcn.json" --budget 1MiB --packer best-fit --max 4 --inplace -q | grep 'in place'

@@ -30,6 +30,10 @@ batch-norm ops stripped of the running statistics they write — caught as a par
 that differs from eager PyTorch (exit 1); and `host_homes`: a GPU tensor's value written
 into its host home intact (the CPU copy held until written; stop 26's H200 failure).
 
+`inplace`: plans compiled with `sfc compile --inplace` (tiny-fcn, torchvision's ResNet-18
+at 32x32: residual adds and threshold_backwards write a dying input), in core and at half
+the in-core peak, bitwise.
+
 `accumulate`: `--reference accumulate:K` (the plan run against in-core training in K
 micro-batches, gradients accumulated), float64 tiny-fcn with swaps within 1e-9, and
 tiny-cnn's batch norm caught as a difference.
@@ -200,6 +204,38 @@ def models(d, which=MODELS):
                       f"(asked {f}), arena {info['arena_bytes']} B; over 3 iterations {r['swaps_out']} "
                       f"swap-outs, {r['swaps_in']} swap-ins ({r['bytes_swapped_in']} B in): "
                       f"bitwise")
+
+
+INPLACE = [  # model, batch, export options: residual adds and ReLUs' threshold_backward
+    ("tiny-fcn", 2, []),
+    ("resnet18", 2, ["--image-size", "32"]),
+]
+
+
+def inplace(d):
+    """`sfc compile --inplace` plans (elementwise results written into a dying input: the
+    graph's op lists the result, the plan's the input) trained bitwise against eager
+    PyTorch, in core and at half the in-core peak, swapping."""
+    for model, batch, opts in INPLACE:
+        p = prepared(model, batch, opts, d)
+        if p is None:
+            continue
+        g, _, peak, floor = p
+        for budget in (None, max(int(0.5 * peak), int(floor * 1.03))):
+            what = f"{model} --inplace " + ("in core" if budget is None else f"at {budget} B")
+            plan = f"{model}-inplace-{budget}.plan"
+            rc, info, err = compile_plan(g, budget, plan, d, ["--inplace"])
+            if not check(rc == 0 and info and info["fits_budget"] and info["inplace_ops"] > 0,
+                         f"{what}: compile rc {rc}, {info and info['inplace_ops']} ops in "
+                         f"place: {err.strip()}"):
+                continue
+            check(run([SFC, "verify", plan], d)[0] == 0, f"{what}: verify")
+            r = trained(g, plan, d, what)
+            if r and budget is not None:
+                check(r["swaps_out"] > 0 and r["swaps_in"] > 0, f"{what}: the plan moved nothing")
+            if r:
+                print(f"{what}: {info['inplace_ops']} ops in place, {r['steps']} steps x 3, "
+                      f"{r['ops_checked']} op results compared, {r['swaps_in']} swap-ins: bitwise")
 
 
 TILED = [  # model (float64: tests/export/f64_models.py), batch, image size, budgets (in
@@ -501,6 +537,8 @@ def main():
             models(d, REAL)
         if which == "bundled":
             models(d, BUNDLED)
+        if which in ("inplace", "all"):
+            inplace(d)
         if which in ("tiled", "all"):
             tiled(d)
         if which in ("errors", "all"):

@@ -1104,12 +1104,21 @@ class Executor:
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):
         po = self.tab.ops[step.op]
+        go = self.gops[po.graph_id]
         where = {}
-        for addrs, idx in ((step.inputs, po.inputs), (step.outputs, po.outputs)):
+        for addrs, idx, gids in ((step.inputs, po.inputs, go["inputs"]),
+                                 (step.outputs, po.outputs, go["outputs"])):
             for a, ti in zip(addrs, idx):
                 pt = self.tab.tensors[ti]
                 if pt.graph_id >= 0:
                     where[pt.graph_id] = (a, pt.bytes)
+            # `sfc compile --inplace` moved an elementwise result into a dying input: the
+            # plan's op lists that input where the graph's lists the result, at the same
+            # place; the call record names the result, so it resolves to the input's memory
+            if len(gids) == len(idx):
+                for a, ti, gid in zip(addrs, idx, gids):
+                    if gid not in where:
+                        where[gid] = (a, self.tab.tensors[ti].bytes)
         return po, where
 
     def run_step(self, step, check_op=None):

@@ -41,8 +41,6 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
   memset(out, 0, sizeof *out);
   sfc_pool_t pool = {0};
   sfc_plan_view_t view;
-  void *data = NULL;
-  size_t bytes = 0;
   sfcrt_plan_t *plan = NULL;
   sfcrt_session_t *session = NULL;
   sfcrt_options_t opt;
@@ -52,10 +50,8 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
     sfcrt_options_init(&opt);
   opt.device = "sim";
   sfc_status_t st = sfc_plan_view_build(ir, &view, &pool, err);
-  if (st == SFC_OK)
-    st = sfc_plan_write_buffer(&view, &data, &bytes, err);
-  if (st == SFC_OK)
-    st = sfcrt_plan_load_buffer(data, bytes, NULL, &plan, err);
+  if (st == SFC_OK) /* validated as a load would, without the file round trip */
+    st = sfcrt_plan_wrap_view(&view, NULL, &plan, err);
   if (st == SFC_OK)
     st = sfcrt_session_create(plan, &opt, &session, err);
   bool paged = st == SFC_OK && (opt.sim.paged || sfc_plan_paged(&view));
@@ -86,7 +82,6 @@ sfc_status_t sfc_evaluate_timeline(const sfc_ir_t *ir, const sfcrt_options_t *op
   }
   sfcrt_session_destroy(session);
   sfcrt_plan_destroy(plan);
-  free(data);
   sfc_pool_free_all(&pool);
   return st;
 }

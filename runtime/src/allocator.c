@@ -30,6 +30,8 @@ void *sfc_alloc(const sfc_allocator_t *a, size_t bytes) {
 void *sfc_calloc(const sfc_allocator_t *a, size_t count, size_t size) {
   if (count == 0 || size == 0 || count > SIZE_MAX / size)
     return NULL;
+  if (!a || a->fn == libc_fn) /* libc's calloc: fresh pages come zeroed, unwritten */
+    return calloc(count, size);
   void *p = sfc_alloc(a, count * size);
   if (p)
     memset(p, 0, count * size);

@@ -439,6 +439,64 @@ sfc_status_t sfcrt_plan_load_file(const char *path, const sfc_allocator_t *alloc
   return s;
 }
 
+sfc_status_t sfcrt_plan_wrap_view(const sfc_plan_view_t *view, const sfc_allocator_t *alloc,
+                                  sfcrt_plan_t **out_plan, sfc_error_t *err) {
+  if (!out_plan)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "plan reader: out_plan is NULL");
+  *out_plan = NULL;
+  if (!view)
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "plan reader: view is NULL");
+  if (!alloc)
+    alloc = sfc_allocator_default();
+  sfcrt_plan_t *p = sfc_alloc(alloc, sizeof *p);
+  if (!p)
+    return sfc_error_set(err, SFC_ERR_OUT_OF_MEMORY, "out of memory (plan object)");
+  memset(p, 0, sizeof *p);
+  p->alloc = *alloc;
+  p->view = *view;
+  /* as a load gives: a pointer for every empty array (replay may compute array + 0) */
+  static const uint64_t empty[4];
+  sfc_plan_view_t *v = &p->view;
+#define EMPTY(field, type)                                                                         \
+  if (!v->field)                                                                                   \
+    v->field = (const type *)(const void *)empty;
+  EMPTY(tensors, sfc_plan_tensor_t)
+  EMPTY(ops, sfc_plan_op_t)
+  EMPTY(op_operands, uint32_t)
+  EMPTY(blocks, sfc_plan_block_t)
+  EMPTY(host_blocks, sfc_plan_block_t)
+  EMPTY(steps, sfc_plan_step_t)
+  EMPTY(step_operands, uint32_t)
+  EMPTY(swaps, sfc_plan_swap_t)
+  EMPTY(deps, sfc_plan_dep_t)
+  EMPTY(segments, sfc_plan_segment_t)
+  EMPTY(boxes, sfc_plan_box_t)
+#undef EMPTY
+  if (v->strings_bytes == 0) { /* a written plan's string table holds "" at least */
+    v->strings = "";
+    v->strings_bytes = 1;
+  }
+  const uint32_t counts[] = {v->tensor_count,       v->op_count,         v->op_operand_count,
+                             v->block_count,        v->host_block_count, v->step_count,
+                             v->step_operand_count, v->swap_count,       v->dep_count,
+                             v->segment_count,      v->box_count};
+  sfc_status_t s = SFC_OK;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0] && s == SFC_OK; i++)
+    if (counts[i] > SFC_PLAN_MAX_RECORDS)
+      s = sfc_error_set(err, SFC_ERR_LIMIT, "plan reader: %u records exceed the limit %llu",
+                        counts[i], (unsigned long long)SFC_PLAN_MAX_RECORDS);
+  if (s == SFC_OK && (v->strings_bytes > SFC_PLAN_MAX_STRINGS_BYTES || !v->strings))
+    s = sfc_error_set(err, SFC_ERR_LIMIT, "plan reader: string table missing or over its limit");
+  if (s == SFC_OK)
+    s = sfcrt_plan_validate(v, alloc, err);
+  if (s != SFC_OK) {
+    sfcrt_plan_destroy(p);
+    return s;
+  }
+  *out_plan = p;
+  return SFC_OK;
+}
+
 const sfc_plan_view_t *sfcrt_plan_view(const sfcrt_plan_t *plan) {
   return plan ? &plan->view : NULL;
 }

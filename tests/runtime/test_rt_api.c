@@ -558,6 +558,60 @@ static void test_no_allocation_per_iteration(void) {
   pb_free(b);
 }
 
+/* sfcrt_plan_wrap_view: a loaded plan's view wrapped (no copy) gives the same sim
+ * replay as the plan itself; an empty array may be NULL; a view that breaks an
+ * invariant is refused with the validator's message; NULL arguments refused. */
+static void test_wrap_view(void) {
+  pb_t *b = pb_new();
+  pb_example_full(b);
+  sfcrt_plan_t *plan = rt_load(b);
+  const sfc_plan_view_t *v = sfcrt_plan_view(plan);
+  sfcrt_options_t opt;
+  sfcrt_options_init(&opt);
+  opt.device = "sim";
+  sfcrt_stats_t loaded, wrapped;
+  sfc_error_t err;
+  CHECK_OK(rt_replay(v, &opt, 2, &loaded, &err), err);
+  pb_t *chain = pb_new();
+  pb_simple_chain(chain, 3); /* no swaps, deps, segments or boxes */
+  sfcrt_plan_t *cp = rt_load(chain);
+  sfc_plan_view_t copy = *sfcrt_plan_view(cp);
+  CHECK(copy.swap_count == 0 && copy.dep_count == 0 && copy.box_count == 0);
+  copy.swaps = NULL; /* empty, as a compiler's view may leave them */
+  copy.deps = NULL;
+  copy.boxes = NULL;
+  sfcrt_plan_t *w = NULL;
+  CHECK_OK(sfcrt_plan_wrap_view(&copy, NULL, &w, &err), err);
+  CHECK(w && sfcrt_plan_view(w)->swaps && sfcrt_plan_view(w)->deps && sfcrt_plan_view(w)->boxes);
+  if (w)
+    CHECK_OK(rt_replay(sfcrt_plan_view(w), &opt, 1, NULL, &err), err);
+  sfcrt_plan_destroy(w);
+  sfcrt_plan_destroy(cp);
+  pb_free(chain);
+  copy = *v;
+  CHECK_OK(sfcrt_plan_wrap_view(&copy, NULL, &w, &err), err);
+  CHECK(w != NULL && sfcrt_plan_view(w)->steps == v->steps); /* the caller's arrays */
+  if (w)
+    CHECK_OK(rt_replay(sfcrt_plan_view(w), &opt, 2, &wrapped, &err), err);
+  CHECK_NEAR(wrapped.predicted_iteration_us, loaded.predicted_iteration_us, 0);
+  CHECK_EQ_U64(wrapped.stalls, loaded.stalls);
+  sfcrt_plan_destroy(w);
+  /* a block past the arena: refused, one message, no plan */
+  sfc_plan_block_t *blocks = malloc(v->block_count * sizeof *blocks);
+  memcpy(blocks, v->blocks, v->block_count * sizeof *blocks);
+  blocks[0].offset = v->header.arena_bytes;
+  copy.blocks = blocks;
+  w = (sfcrt_plan_t *)1;
+  CHECK(sfcrt_plan_wrap_view(&copy, NULL, &w, &err) != SFC_OK);
+  CHECK(w == NULL);
+  CHECK(strstr(err.message, "BLOCKS") != NULL);
+  free(blocks);
+  CHECK(sfcrt_plan_wrap_view(NULL, NULL, &w, &err) == SFC_ERR_INVALID_ARGUMENT);
+  CHECK(sfcrt_plan_wrap_view(v, NULL, NULL, &err) == SFC_ERR_INVALID_ARGUMENT);
+  sfcrt_plan_destroy(plan);
+  pb_free(b);
+}
+
 int main(void) {
   RUN(test_walk_example_full);
   RUN(test_sim_by_hand);
@@ -569,5 +623,6 @@ int main(void) {
   RUN(test_misuse);
   RUN(test_external);
   RUN(test_no_allocation_per_iteration);
+  RUN(test_wrap_view);
   return check_summary();
 }

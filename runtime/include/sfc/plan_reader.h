@@ -59,6 +59,16 @@ const sfc_plan_view_t *sfcrt_plan_view(const sfcrt_plan_t *plan);
 sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *view, const sfc_allocator_t *alloc,
                                  sfc_error_t *err);
 
+/* A plan over a view in memory, validated as a load validates (sfcrt_plan_validate)
+ * but neither serialized nor copied: the view's arrays stay the caller's and must
+ * outlive the plan. For a program that built the view itself: the compiler predicts
+ * each candidate plan on the sim device this way, without writing, checksumming and
+ * reading back every candidate (a tiled U-Net's plans are 72 MiB). The view must be
+ * structurally sound, as for sfcrt_plan_validate; empty arrays may be NULL. alloc may
+ * be NULL (libc). On failure *out_plan is NULL. */
+sfc_status_t sfcrt_plan_wrap_view(const sfc_plan_view_t *view, const sfc_allocator_t *alloc,
+                                  sfcrt_plan_t **out_plan, sfc_error_t *err);
+
 /* Frees the plan; NULL is a no-op. */
 void sfcrt_plan_destroy(sfcrt_plan_t *plan);
 

@@ -221,6 +221,15 @@ typedef struct sfc_bound_wait {
   uint8_t why;       /* sfc_wait_why_t */
 } sfc_bound_wait_t;
 
+/* One traffic LP solve kept (sfc_ir_t traffic_lp_*; pass_schedule.c traffic_lp). */
+typedef struct sfc_lp_seen {
+  double *x;
+  uint64_t key;
+  uint32_t n;
+  bool none;
+  double bytes;
+} sfc_lp_seen_t;
+
 typedef struct sfc_ir {
   sfc_graph_t *graph;         /* loader; not owned */
   const sfc_config_t *config; /* config loader + CLI overrides; not owned */
@@ -267,6 +276,11 @@ typedef struct sfc_ir {
   bool traffic_lp_none;              /*   that LP gave no solution (too large, or the
                                         simplex stopped): the gaps ranked without it */
   double traffic_lp_bytes;           /*   its least bytes copied */
+  sfc_lp_seen_t traffic_lp_seen[4];  /*   earlier solves (the targets alternate) */
+  uint32_t traffic_lp_seen_next;     /*   the slot the next solve replaces */
+  uint64_t traffic_lp_matrix;        /*   the last scaled LP's matrix (a hash; 0: none) */
+  double *traffic_lp_rii;            /*   GLPK's scale factors for it (pool): the rows' */
+  double *traffic_lp_sjj;            /*   and the columns' */
   bool schedule_late_homes;          /* window: a persistent tensor whose copy home after its
                                         last write cannot hide gets no hidden gap (the
                                         tuner's; pass_schedule.c late_homes) */

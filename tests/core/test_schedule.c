@@ -725,7 +725,7 @@ static void test_traffic_lp(void) {
   uint32_t F6 = tg_tensor(g, "F6", 1000, SFC_KIND_ACTIVATION);
   uint32_t X[11];
   for (int k = 0; k < 11; k++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "X%d", k);
     X[k] = tg_tensor(g, name, 1, SFC_KIND_ACTIVATION); /* a step with nothing to do */
   }

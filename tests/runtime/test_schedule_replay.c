@@ -22,11 +22,19 @@
  * operands do not fit) is scheduled for the floor: that plan is replayed once, not again for the
  * lower budget, which gives the same plan.
  *
- *   test_schedule_replay          every workload, 40 random graphs (contiguous and
- *                                 paged): ~9.5 min in CI (2 cores, beside other tests)
- *   test_schedule_replay --quick  the sanitizer build's subset: ResNet-50, U-Net,
- *                                 VGG-16 and 12 random graphs: ~13 min in CI under
- *                                 ASan + UBSan
+ *   test_schedule_replay [--quick] [--graph FILE]... [--random FIRST COUNT] [--totals OUT]
+ *   test_schedule_replay --sum TOTALS...
+ *
+ * With neither --graph nor --random: every workload and random graphs 0..39 (0..11
+ * with --quick), and the checks on the whole (at least half the staged plans fit,
+ * VGG-16 tiles, ...). --graph FILE: that graph of plans/workloads.tsv
+ * (resnet50.json.gz); --random FIRST COUNT: random graphs FIRST..FIRST+COUNT-1, each
+ * seeded by its number, so a part gives the graphs the whole run gives; --totals OUT: a
+ * part's counts, which --sum adds up and checks as the whole run would. --quick: the
+ * sanitizer build's cheaper variant (no baselines at 50 % for workloads). ctest runs
+ * one part per graph and one of the random graphs side by side, then the sum
+ * (tests/runtime/CMakeLists.txt): the whole at once was one test of over 45 min on CI's
+ * two cores.
  */
 #include "check.h"
 #include "core/random_graph.h"
@@ -36,7 +44,15 @@
 #include "sfcrt.h"
 #include "verify.h"
 
-static uint64_t rng = 0x51ED270B27F0A3C1ull;
+/* random graph `round`'s generator: its own seed, stirred */
+static uint64_t round_rng(int round) {
+  uint64_t rng = 0x51ED270B27F0A3C1ull ^ (0x9E3779B97F4A7C15ull * (uint64_t)(round + 1));
+  if (rng == 0)
+    rng = 1;
+  for (int i = 0; i < 8; i++)
+    test_rand_next(&rng);
+  return rng;
+}
 
 typedef struct totals {
   uint32_t plans, replays, swaps, infeasible, fragmented;
@@ -328,8 +344,9 @@ static void workload(const char *path, bool quick, totals_t *tot) {
   sfc_graph_destroy(g);
 }
 
-/* The graphs of plans/workloads.tsv, each once, at their recorded batch. */
-static void bundled(bool quick, totals_t *tot) {
+/* The graphs of plans/workloads.tsv, each once, at their recorded batch: those named
+ * in only[0..n_only) (all when n_only is 0). */
+static void bundled(bool quick, const char *const *only, int n_only, totals_t *tot) {
   const char *root = getenv("SFC_SOURCE_DIR");
   if (!root) {
     fprintf(stderr, "SFC_SOURCE_DIR is not set (ctest sets it)\n");
@@ -346,12 +363,12 @@ static void bundled(bool quick, totals_t *tot) {
     char name[128], graph[128];
     if (line[0] == '#' || sscanf(line, "%127s %127s", name, graph) != 2)
       continue;
-    bool dup = false;
+    bool dup = false, wanted = n_only == 0;
     for (int i = 0; i < n_seen; i++)
       dup = dup || strcmp(seen[i], graph) == 0;
-    if (dup || n_seen == 16 ||
-        (quick && strcmp(graph, "unet.json.gz") != 0 && strcmp(graph, "resnet50.json.gz") != 0 &&
-         strcmp(graph, "vgg16.json.gz") != 0))
+    for (int i = 0; i < n_only; i++)
+      wanted = wanted || strcmp(only[i], graph) == 0;
+    if (dup || n_seen == 16 || !wanted)
       continue;
     strcpy(seen[n_seen++], graph);
     snprintf(path, sizeof path, "%s/plans/%s", root, graph);
@@ -360,12 +377,16 @@ static void bundled(bool quick, totals_t *tot) {
   if (f)
     fclose(f);
   CHECK(n_seen >= 1);
+  if (n_only > 0 && n_seen != n_only)
+    fprintf(stderr, "  a graph named is not in plans/workloads.tsv\n");
+  CHECK(n_only == 0 || n_seen == n_only);
 }
 
 /* Random graphs at budgets from a fifth of their in-core lower bound to all of it, a
  * random link, alignment 1 or 256; lag modes in turn. */
-static void random_graphs(int count, totals_t *tot) {
-  for (int round = 0; round < count; round++) {
+static void random_graphs(int first, int count, totals_t *tot) {
+  for (int round = first; round < first + count; round++) {
+    uint64_t rng = round_rng(round);
     sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rg_rnd(&rng, 40), "test");
     sfc_config_t cfg;
     sfc_config_defaults(&cfg);
@@ -417,29 +438,135 @@ static void random_graphs(int count, totals_t *tot) {
   }
 }
 
-int main(int argc, char **argv) {
-  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-  totals_t tot = {0};
-  bundled(quick, &tot);
-  random_graphs(quick ? 12 : 40, &tot);
+/* The totals as one line of name=value pairs (--totals), and back (--sum). */
+#define TOTALS_FIELDS(X)                                                                           \
+  X(plans)                                                                                         \
+  X(replays)                                                                                       \
+  X(swaps)                                                                                         \
+  X(infeasible)                                                                                    \
+  X(fragmented)                                                                                    \
+  X(tiled_plans)                                                                                   \
+  X(segments)                                                                                      \
+  X(tiles)                                                                                         \
+  X(staged_plans)                                                                                  \
+  X(staged_fits)                                                                                   \
+  X(paged_plans)                                                                                   \
+  X(paged_fits)                                                                                    \
+  X(charged_maps)
+
+static bool write_totals(const char *path, const totals_t *t) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return false;
+#define PUT(name) fprintf(f, "%s=%u ", #name, t->name);
+  TOTALS_FIELDS(PUT)
+#undef PUT
+  fputc('\n', f);
+  return fclose(f) == 0;
+}
+
+static bool add_totals(const char *path, totals_t *t) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  unsigned read = 0, want = 0;
+#define GET(name)                                                                                  \
+  {                                                                                                \
+    unsigned v = 0;                                                                                \
+    want++;                                                                                        \
+    if (fscanf(f, " " #name "=%u", &v) == 1) {                                                     \
+      t->name += v;                                                                                \
+      read++;                                                                                      \
+    }                                                                                              \
+  }
+  TOTALS_FIELDS(GET)
+#undef GET
+  fclose(f);
+  return read == want;
+}
+
+static void print_totals(const totals_t *tot) {
   fprintf(stderr,
           "  %u plans (%u below their floor, %u over by fragmentation), %u replays of 2 "
           "iterations, %u swaps\n",
-          tot.plans, tot.infeasible, tot.fragmented, tot.replays, tot.swaps);
-  fprintf(stderr, "  tiled: %u plans, %u segments, %u tiles\n", tot.tiled_plans, tot.segments,
-          tot.tiles);
-  fprintf(stderr, "  within a host.staging_budget: %u of %u plans fit\n", tot.staged_fits,
-          tot.staged_plans);
-  fprintf(stderr, "  paged arenas: %u of %u plans fit\n", tot.paged_fits, tot.paged_plans);
-  CHECK(tot.paged_plans > 0);
-  fprintf(stderr, "  paged plans whose predictions charge page maps: %u\n", tot.charged_maps);
-  CHECK(tot.charged_maps > 0);
-  CHECK(tot.swaps > 100);
+          tot->plans, tot->infeasible, tot->fragmented, tot->replays, tot->swaps);
+  fprintf(stderr, "  tiled: %u plans, %u segments, %u tiles\n", tot->tiled_plans, tot->segments,
+          tot->tiles);
+  fprintf(stderr, "  within a host.staging_budget: %u of %u plans fit\n", tot->staged_fits,
+          tot->staged_plans);
+  fprintf(stderr, "  paged arenas: %u of %u plans fit\n", tot->paged_fits, tot->paged_plans);
+  fprintf(stderr, "  paged plans whose predictions charge page maps: %u\n", tot->charged_maps);
+}
+
+/* What the whole run promises (one process, or --sum of the parts' totals). */
+static void check_whole(const totals_t *tot) {
+  CHECK(tot->charged_maps > 0);
+  CHECK(tot->swaps > 100);
   /* the scheduler plans for the staging budget: before it did, 5 of the 26 bundled
    * plans fit (best-fit packing; the rest of those over are fragmentation near the
    * staging limit, or homes passing it) */
-  CHECK(tot.staged_plans > 0 && tot.staged_fits * 2 >= tot.staged_plans);
-  CHECK(tot.segments > 0); /* VGG-16 tiles at these budgets */
-  CHECK(tot.fragmented * 10 <= tot.plans);
+  CHECK(tot->staged_plans > 0 && tot->staged_fits * 2 >= tot->staged_plans);
+  CHECK(tot->segments > 0); /* VGG-16 tiles at these budgets */
+  CHECK(tot->fragmented * 10 <= tot->plans);
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: test_schedule_replay [--quick] [--graph FILE]... [--random FIRST COUNT]\n"
+                  "                            [--totals OUT]\n"
+                  "       test_schedule_replay --sum TOTALS...\n");
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  bool quick = false, some = false;
+  const char *only[16], *totals_out = NULL;
+  int n_only = 0, first = 0, count = -1;
+  totals_t tot = {0};
+  if (argc > 2 && strcmp(argv[1], "--sum") == 0) { /* the parts' totals, checked whole */
+    for (int i = 2; i < argc; i++)
+      if (!add_totals(argv[i], &tot)) {
+        fprintf(stderr, "  %s: no totals (did that part run?)\n", argv[i]);
+        CHECK(false);
+      }
+    print_totals(&tot);
+    check_whole(&tot);
+    return check_summary();
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc && n_only < 16) {
+      only[n_only++] = argv[++i];
+      some = true;
+    } else if (strcmp(argv[i], "--random") == 0 && i + 2 < argc) {
+      first = atoi(argv[i + 1]);
+      count = atoi(argv[i + 2]);
+      i += 2;
+      some = true;
+      if (first < 0 || count < 1)
+        return usage();
+    } else if (strcmp(argv[i], "--totals") == 0 && i + 1 < argc) {
+      totals_out = argv[++i];
+    } else {
+      return usage();
+    }
+  }
+  if (totals_out)
+    remove(totals_out); /* a part that dies leaves none behind */
+  if (!some)
+    count = quick ? 12 : 40;
+  if (!some || n_only > 0)
+    bundled(quick, only, n_only, &tot);
+  if (count > 0)
+    random_graphs(first, count, &tot);
+  print_totals(&tot);
+  CHECK(tot.plans > 0);
+  CHECK(tot.paged_plans > 0);
+  if (!some)
+    check_whole(&tot);
+  if (totals_out && !write_totals(totals_out, &tot)) {
+    fprintf(stderr, "  cannot write %s\n", totals_out);
+    CHECK(false);
+  }
   return check_summary();
 }

@@ -34,13 +34,6 @@ static bool same_layout(const sfc_tensor_t *a, const sfc_tensor_t *b) {
          a->ndim == b->ndim && memcmp(a->shape, b->shape, a->ndim * sizeof a->shape[0]) == 0;
 }
 
-static bool lists(const uint32_t *ts, uint32_t n, uint32_t t) {
-  for (uint32_t k = 0; k < n; k++)
-    if (ts[k] == t)
-      return true;
-  return false;
-}
-
 sfc_status_t sfc_graph_inplace(sfc_graph_t *g, sfc_inplace_t *out, sfc_error_t *err) {
   memset(out, 0, sizeof *out);
   uint32_t n = g->n_tensors;
@@ -79,7 +72,7 @@ sfc_status_t sfc_graph_inplace(sfc_graph_t *g, sfc_inplace_t *out, sfc_error_t *
     uint32_t r = op->outputs[0];
     const sfc_tensor_t *rt = &g->tensors[r];
     if ((rt->flags & SFC_TENSOR_PERSISTENT) || rt->kind == SFC_KIND_OUTPUT || first[r] != o ||
-        lists(op->inputs, op->n_inputs, r))
+        sfc_op_reads(op, r))
       continue;
     for (uint32_t k = 0; k < op->n_inputs; k++) {
       uint32_t i = op->inputs[k];

@@ -97,6 +97,21 @@ typedef struct sfc_op {
   uint32_t backward_of;     /* op index, or SFC_PLAN_NONE */
 } sfc_op_t;
 
+/* Whether op lists tensor t among its inputs (reads) or outputs (writes). O(operands). */
+static inline bool sfc_op_reads(const sfc_op_t *op, uint32_t t) {
+  for (uint32_t i = 0; i < op->n_inputs; i++)
+    if (op->inputs[i] == t)
+      return true;
+  return false;
+}
+
+static inline bool sfc_op_writes(const sfc_op_t *op, uint32_t t) {
+  for (uint32_t i = 0; i < op->n_outputs; i++)
+    if (op->outputs[i] == t)
+      return true;
+  return false;
+}
+
 typedef struct sfc_graph {
   const char *name;      /* "" when absent */
   int64_t batch;         /* root "batch": the batch it was recorded at; 0 when absent */

@@ -20,20 +20,6 @@
 #include "sfc/steps.h"
 #include "time_model.h"
 
-static bool op_reads(const sfc_op_t *op, uint32_t t) {
-  for (uint32_t i = 0; i < op->n_inputs; i++)
-    if (op->inputs[i] == t)
-      return true;
-  return false;
-}
-
-static bool op_writes(const sfc_op_t *op, uint32_t t) {
-  for (uint32_t i = 0; i < op->n_outputs; i++)
-    if (op->outputs[i] == t)
-      return true;
-  return false;
-}
-
 sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err) {
   const sfc_graph_t *g = ir->graph;
   uint64_t n_uses = 0;
@@ -60,8 +46,8 @@ sfc_status_t sfc_pass_steps(sfc_ir_t *ir, sfc_error_t *err) {
     for (uint32_t k = 0; k < m; k++) {
       uint32_t t = sfc_op_operand(op, k);
       uint8_t access = k < op->n_inputs ? SFC_ACCESS_READ : SFC_ACCESS_WRITE;
-      if ((access == SFC_ACCESS_READ && op_writes(op, t)) ||
-          (access == SFC_ACCESS_WRITE && k < op->n_inputs + op->n_outputs && op_reads(op, t)))
+      if ((access == SFC_ACCESS_READ && sfc_op_writes(op, t)) ||
+          (access == SFC_ACCESS_WRITE && k < op->n_inputs + op->n_outputs && sfc_op_reads(op, t)))
         access = SFC_ACCESS_RW;
       ir->uses[u++] = (sfc_use_t){.tensor = t, .box = SFC_PLAN_NONE, .access = access};
     }

@@ -32,7 +32,7 @@ into its host home intact (the CPU copy held until written; stop 26's H200 failu
 
 `inplace`: plans compiled with `sfc compile --inplace` (tiny-fcn, torchvision's ResNet-18
 at 32x32: residual adds and threshold_backwards write a dying input), in core and at half
-the in-core peak, bitwise.
+the in-core peak, bitwise; and float64 tiny-fcn with tiling on too, within 1e-9.
 
 `accumulate`: `--reference accumulate:K` (the plan run against in-core training in K
 micro-batches, gradients accumulated), float64 tiny-fcn with swaps within 1e-9, and
@@ -236,6 +236,38 @@ def inplace(d):
             if r:
                 print(f"{what}: {info['inplace_ops']} ops in place, {r['steps']} steps x 3, "
                       f"{r['ops_checked']} op results compared, {r['swaps_in']} swap-ins: bitwise")
+    inplace_tiled(d)
+
+
+def inplace_tiled(d):
+    """--inplace with tiling on: tiny-fcn in float64 (as `tiled`), its residual add and
+    ReLUs' threshold_backward written into dying inputs inside and between tile loops,
+    three iterations against eager PyTorch within 1e-9, in core and swapping."""
+    g = export("f64_models:fcn", 2, ["--image-size", "32"], "fcn-inplace-tiled.json", d)
+    if g is None:
+        return
+    cfg = os.path.join(d, "tiling-on.yaml")
+    with open(cfg, "w") as f:
+        f.write("version: 1\ntiling:\n  mode: on\n")
+    for budget in (2 << 20, 1200 << 10):
+        what = f"fcn --inplace, tiling on, at {budget} B"
+        plan = f"fcn-inplace-tiled-{budget}.plan"
+        rc, info, err = compile_plan(g, budget, plan, d, ["-c", cfg, "--inplace"])
+        if not check(rc == 0 and info and info["fits_budget"] and info["inplace_ops"] > 0
+                     and info["tiled_segments"] > 0,
+                     f"{what}: compile rc {rc}, {info and info['inplace_ops']} ops in place, "
+                     f"{info and info['tiled_segments']} tiled segments: {err.strip()}"):
+            continue
+        check(run([SFC, "verify", plan], d)[0] == 0, f"{what}: verify")
+        rc, r, err = run([TRAIN, "--graph", g, "--plan", plan, "--check", "--json", "-q",
+                          "--tolerance", "1e-9"], d)
+        if not check(rc == 0, f"{what}: sfc-train rc {rc}: {err.strip()[-400:]}"):
+            continue
+        r = json.loads(r)
+        check(r["tiled_steps"] > 0 and len(r["iterations"]) == 3,
+              f"{what}: {r['tiled_steps']} tile steps run")
+        print(f"{what}: {info['inplace_ops']} ops in place, {info['tiled_segments']} tiled "
+              f"segments, {r['tiled_steps']} tile steps, {r['swaps_in']} swap-ins: within 1e-9")
 
 
 TILED = [  # model (float64: tests/export/f64_models.py), batch, image size, budgets (in

@@ -1103,6 +1103,7 @@ class Executor:
 
     # -- one step ---------------------------------------------------------------------
     def _operands(self, step):
+        """The plan's op, the graph's op and {graph tensor id: (address, bytes)}."""
         po = self.tab.ops[step.op]
         go = self.gops[po.graph_id]
         where = {}
@@ -1119,7 +1120,7 @@ class Executor:
                 for a, ti, gid in zip(addrs, idx, gids):
                     if gid not in where:
                         where[gid] = (a, self.tab.tensors[ti].bytes)
-        return po, where
+        return po, go, where
 
     def run_step(self, step, check_op=None):
         if step.tile is not None:
@@ -1132,8 +1133,7 @@ class Executor:
         if prof is not None:
             t1 = clock()
             prof["sync"] += t1 - t0
-        po, where = self._operands(step)
-        go = self.gops[po.graph_id]
+        po, go, where = self._operands(step)
         call = go["call"]
         if prof is not None:
             t2 = clock()  # mapping the operands to graph tensors falls in "other"
@@ -1263,12 +1263,10 @@ class Executor:
         """A tiled step: the op on its boxes (run_tile); no --check of its own results
         (a tile computes part of them); persistent and watched outputs kept as below."""
         self.mem.sync(step)
-        po = self.tab.ops[step.op]
-        go = self.gops[po.graph_id]
+        po, go, where = self._operands(step)
         self.tiled_ops[step.type] = self.tiled_ops.get(step.type, 0) + 1
         with torch.no_grad():
             written = run_tile(self, step, po, go, go["call"])
-        _, where = self._operands(step)
         held = {self.tab.tensors[ti].graph_id
                 for ti, h in zip(list(po.inputs) + list(po.outputs), step.held) if h is not None}
         for tid in written:

@@ -39,7 +39,8 @@ sfc_status_t sfc_graph_inplace(sfc_graph_t *g, sfc_inplace_t *out, sfc_error_t *
   uint32_t n = g->n_tensors;
   uint32_t *first = malloc((size_t)n * sizeof *first), *last = malloc((size_t)n * sizeof *last),
            *into = malloc((size_t)n * sizeof *into);
-  if (!first || !last || !into) {
+  uint8_t *untiled = sfc_pool_calloc(&g->pool, g->n_ops ? g->n_ops : 1, 1);
+  if (!first || !last || !into || !untiled) {
     free(first);
     free(last);
     free(into);
@@ -82,6 +83,12 @@ sfc_status_t sfc_graph_inplace(sfc_graph_t *g, sfc_inplace_t *out, sfc_error_t *
       op->outputs[0] = i; /* the op writes i; later references to r follow */
       into[r] = i;
       last[i] = last[r];
+      /* out of FT segments: the tiler derives a tile's boxes tensor by tensor, and a
+       * tensor holding two values in one segment gave a backward step empty boxes */
+      untiled[op->phase == SFC_PHASE_FORWARD || op->backward_of == SFC_PLAN_NONE
+                  ? o
+                  : op->backward_of] = 1;
+      out->untiled = untiled;
       out->ops++;
       out->bytes += rt->bytes;
       break;

@@ -124,6 +124,8 @@ typedef struct sfc_graph {
   struct sfc_inplace { /* what `--inplace` rewrote (inplace.h); zero when not asked */
     uint32_t ops;      /* ops that now write an input in place */
     uint64_t bytes;    /* their results' bytes, no longer held apart */
+    uint8_t *untiled;  /* [n_ops] (pool), NULL when none: 1 for each such op's forward op,
+                          which the FT partitioner leaves out of segments (tiler.c) */
   } inplace;
   sfc_pool_t pool; /* owns every array and string above */
 } sfc_graph_t;

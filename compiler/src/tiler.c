@@ -1393,6 +1393,8 @@ static bool forward_tileable(const sfc_graph_t *g, uint32_t i) {
   const sfc_ft_entry_t *e = sfc_ft_lookup(op->type);
   if (op->phase != SFC_PHASE_FORWARD || !e || !forward_class_ok(e->cls))
     return false;
+  if (g->inplace.untiled && g->inplace.untiled[i]) /* --inplace wrote it or its gradient */
+    return false;
   for (uint32_t k = 0; k < op->n_outputs; k++)
     if (!is_spatial(&g->tensors[op->outputs[k]]) && !is_workspace(g, op->outputs[k]))
       return false;
@@ -1782,6 +1784,8 @@ static void op_shown(const sfc_graph_t *g, uint32_t i, const char *why, char *bu
 
 /* The catalog's reason op i is not tileable (an end, or unknown). */
 static const char *not_tileable_why(const sfc_graph_t *g, uint32_t i) {
+  if (g->inplace.untiled && g->inplace.untiled[i])
+    return "written in place by --inplace (it or its gradient)";
   const sfc_ft_entry_t *e = sfc_ft_lookup(g->ops[i].type);
   return !e ? "not in the FT op catalog" : e->why;
 }

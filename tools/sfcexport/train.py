@@ -491,7 +491,18 @@ class _Operand:
     __slots__ = ("tid", "addr", "bytes", "shape", "kind", "rec", "box", "held")
 
 
-def _tile_operands(ex, step, po, call):
+def _operand_gids(ex, po, go):
+    """The graph tensor of each plan operand in OPS order (inputs, outputs, temps): the
+    graph op's own where it lists as many (after `sfc compile --inplace` the plan's op
+    lists a dying input where the graph's lists the result), else the plan tensor's."""
+    tensors = list(po.inputs) + list(po.outputs) + list(po.temps)
+    gids = [ex.tab.tensors[ti].graph_id for ti in tensors]
+    if len(go["inputs"]) == len(po.inputs) and len(go["outputs"]) == len(po.outputs):
+        gids[:len(po.inputs) + len(po.outputs)] = list(go["inputs"]) + list(go["outputs"])
+    return gids
+
+
+def _tile_operands(ex, step, po, go, call):
     """The step's operands in OPS order (inputs, outputs, temps) with their graph tensor,
     address, recorded geometry, box and held box."""
     recs = {}
@@ -500,12 +511,13 @@ def _tile_operands(ex, step, po, call):
     ops = []
     addrs = list(step.inputs) + list(step.outputs) + list(step.temps)
     tensors = list(po.inputs) + list(po.outputs) + list(po.temps)
+    gids = _operand_gids(ex, po, go)
     for j, (a, ti) in enumerate(zip(addrs, tensors)):
         pt = ex.tab.tensors[ti]
         o = _Operand()
-        o.tid, o.addr, o.bytes, o.shape = pt.graph_id, a, pt.bytes, list(pt.shape)
+        o.tid, o.addr, o.bytes, o.shape = gids[j], a, pt.bytes, list(pt.shape)
         o.kind = pt.kind  # "workspace", "activation", ... (sfcrt.KINDS)
-        o.rec = recs.get(pt.graph_id)
+        o.rec = recs.get(o.tid)
         o.box, o.held = step.boxes[j], step.held[j]
         ops.append(o)
     return ops
@@ -644,7 +656,7 @@ def run_tile(ex, step, po, go, call, check_op=None):
         raise TrainError(f"{where}: sfc-train does not run '{name}' on a tile (it runs "
                          f"{', '.join(TILE_OPS)})")
     mem = ex.mem
-    opnds = _tile_operands(ex, step, po, call)
+    opnds = _tile_operands(ex, step, po, go, call)
     ni, no = len(po.inputs), len(po.outputs)
     by_tid = {}
     for j, o in enumerate(opnds[:ni]):
@@ -1267,8 +1279,7 @@ class Executor:
         self.tiled_ops[step.type] = self.tiled_ops.get(step.type, 0) + 1
         with torch.no_grad():
             written = run_tile(self, step, po, go, go["call"])
-        held = {self.tab.tensors[ti].graph_id
-                for ti, h in zip(list(po.inputs) + list(po.outputs), step.held) if h is not None}
+        held = {gid for gid, h in zip(_operand_gids(self, po, go), step.held) if h is not None}
         for tid in written:
             if tid in held:
                 continue  # a per-tile buffer: not the tensor's memory

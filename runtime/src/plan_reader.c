@@ -457,21 +457,29 @@ sfc_status_t sfcrt_plan_wrap_view(const sfc_plan_view_t *view, const sfc_allocat
   /* as a load gives: a pointer for every empty array (replay may compute array + 0) */
   static const uint64_t empty[4];
   sfc_plan_view_t *v = &p->view;
-#define EMPTY(field, type)                                                                         \
-  if (!v->field)                                                                                   \
+  const char *missing = NULL; /* an array NULL with records: refused, never read */
+#define EMPTY(field, count, type)                                                                  \
+  if (!v->field && v->count)                                                                       \
+    missing = missing ? missing : #field;                                                          \
+  else if (!v->field)                                                                              \
     v->field = (const type *)(const void *)empty;
-  EMPTY(tensors, sfc_plan_tensor_t)
-  EMPTY(ops, sfc_plan_op_t)
-  EMPTY(op_operands, uint32_t)
-  EMPTY(blocks, sfc_plan_block_t)
-  EMPTY(host_blocks, sfc_plan_block_t)
-  EMPTY(steps, sfc_plan_step_t)
-  EMPTY(step_operands, uint32_t)
-  EMPTY(swaps, sfc_plan_swap_t)
-  EMPTY(deps, sfc_plan_dep_t)
-  EMPTY(segments, sfc_plan_segment_t)
-  EMPTY(boxes, sfc_plan_box_t)
+  EMPTY(tensors, tensor_count, sfc_plan_tensor_t)
+  EMPTY(ops, op_count, sfc_plan_op_t)
+  EMPTY(op_operands, op_operand_count, uint32_t)
+  EMPTY(blocks, block_count, sfc_plan_block_t)
+  EMPTY(host_blocks, host_block_count, sfc_plan_block_t)
+  EMPTY(steps, step_count, sfc_plan_step_t)
+  EMPTY(step_operands, step_operand_count, uint32_t)
+  EMPTY(swaps, swap_count, sfc_plan_swap_t)
+  EMPTY(deps, dep_count, sfc_plan_dep_t)
+  EMPTY(segments, segment_count, sfc_plan_segment_t)
+  EMPTY(boxes, box_count, sfc_plan_box_t)
 #undef EMPTY
+  if (missing) {
+    sfcrt_plan_destroy(p);
+    return sfc_error_set(err, SFC_ERR_INVALID_ARGUMENT, "plan reader: view.%s is NULL with records",
+                         missing);
+  }
   if (v->strings_bytes == 0) { /* a written plan's string table holds "" at least */
     v->strings = "";
     v->strings_bytes = 1;

@@ -606,6 +606,10 @@ static void test_wrap_view(void) {
   CHECK(w == NULL);
   CHECK(strstr(err.message, "BLOCKS") != NULL);
   free(blocks);
+  copy = *v; /* an array NULL though it has records: refused, not read */
+  copy.steps = NULL;
+  CHECK(sfcrt_plan_wrap_view(&copy, NULL, &w, &err) == SFC_ERR_INVALID_ARGUMENT);
+  CHECK(w == NULL && strstr(err.message, "view.steps is NULL") != NULL);
   CHECK(sfcrt_plan_wrap_view(NULL, NULL, &w, &err) == SFC_ERR_INVALID_ARGUMENT);
   CHECK(sfcrt_plan_wrap_view(v, NULL, NULL, &err) == SFC_ERR_INVALID_ARGUMENT);
   sfcrt_plan_destroy(plan);

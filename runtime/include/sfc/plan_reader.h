@@ -64,7 +64,8 @@ sfc_status_t sfcrt_plan_validate(const sfc_plan_view_t *view, const sfc_allocato
  * outlive the plan. For a program that built the view itself: the compiler predicts
  * each candidate plan on the sim device this way, without writing, checksumming and
  * reading back every candidate (a tiled U-Net's plans are 72 MiB). The view must be
- * structurally sound, as for sfcrt_plan_validate; empty arrays may be NULL. alloc may
+ * structurally sound, as for sfcrt_plan_validate; empty arrays may be NULL (one NULL
+ * with records is SFC_ERR_INVALID_ARGUMENT). alloc may
  * be NULL (libc). On failure *out_plan is NULL. */
 sfc_status_t sfcrt_plan_wrap_view(const sfc_plan_view_t *view, const sfc_allocator_t *alloc,
                                   sfcrt_plan_t **out_plan, sfc_error_t *err);

@@ -256,8 +256,10 @@ typedef struct sfc_ir {
   uint32_t n_steps;
   sfc_use_t *uses; /* [n_uses] by step */
   uint32_t n_uses;
-  sfc_plan_box_t *boxes;        /* [n_boxes] tile boxes uses and blocks refer to (the blocks */
-  uint32_t n_boxes;             /* pass appends the boxes of per-tile buffers) */
+  sfc_plan_box_t *boxes;        /* [n_boxes] tile boxes uses and blocks refer to: the */
+  uint32_t n_boxes;             /* tiler's n_use_boxes, then the blocks pass's per-tile */
+  uint32_t n_use_boxes;         /* buffers' (replaced, not appended, each time it runs) */
+  uint32_t cap_boxes;           /* boxes allocated (the blocks pass's) */
   sfc_plan_segment_t *segments; /* tiler: the plan's SEGMENTS, forward and backward, */
   uint32_t n_segments;          /* in step order */
   const struct sfc_ft_segment *tile_given; /* tests, and tiling: auto's tuner (pipeline.c): */

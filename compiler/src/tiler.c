@@ -1380,7 +1380,7 @@ sfc_status_t sfc_ft_rewrite(sfc_ir_t *ir, const sfc_ft_segment_t *segments, uint
   ir->uses = w.uses;
   ir->n_uses = w.n_uses;
   ir->boxes = w.boxes;
-  ir->n_boxes = w.n_boxes;
+  ir->n_boxes = ir->n_use_boxes = w.n_boxes;
   ir->segments = plan_segs;
   ir->n_segments = seg_index;
   return SFC_OK;

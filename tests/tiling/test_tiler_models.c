@@ -539,8 +539,33 @@ static void test_seed_halo_vectors(void) {
 
 /* ---- compiled plans: the pipeline, the runtime's loader and the verifier ------------ */
 
+/* Boxes no step operand and no PARTIAL block refers to. Every schedule round reruns the
+ * blocks pass; until 2026-12-02 each run appended its per-tile buffers' boxes again, so a
+ * tiled plan carried every earlier round's (the tiled U-Net-plain: 639,032 boxes, 43,580
+ * in use, 67 MB of its 68). */
+static uint32_t unused_boxes(const sfc_plan_view_t *v) {
+  bool *used = calloc(v->box_count ? v->box_count : 1, sizeof *used);
+  if (!used)
+    return UINT32_MAX;
+  for (uint32_t k = 0; k < v->step_count; k++) {
+    const sfc_plan_step_t *s = &v->steps[k];
+    const sfc_plan_op_t *o = &v->ops[s->op];
+    uint32_t n = (uint32_t)o->input_count + o->output_count + o->temp_count;
+    for (uint32_t j = 0; s->box_begin != SFC_PLAN_NONE && j < n; j++)
+      used[s->box_begin + j] = true;
+  }
+  for (uint32_t b = 0; b < v->block_count; b++)
+    if (v->blocks[b].flags & SFC_BLOCK_PARTIAL)
+      used[v->blocks[b].box] = true;
+  uint32_t unused = 0;
+  for (uint32_t i = 0; i < v->box_count; i++)
+    unused += !used[i];
+  free(used);
+  return unused;
+}
+
 /* Compiles g with cfg into ir (the caller deinits it); the plan is written, loaded by the
- * runtime and verified. */
+ * runtime and verified, and holds no box nothing refers to. */
 static sfc_status_t compile_verified(sfc_graph_t *g, const sfc_config_t *cfg, sfc_ir_t *ir) {
   sfc_error_t err = {0};
   sfc_ir_init(ir, g, cfg);
@@ -555,6 +580,12 @@ static sfc_status_t compile_verified(sfc_graph_t *g, const sfc_config_t *cfg, sf
   free(data);
   if (st == SFC_OK)
     st = sfc_verify_plan(sfcrt_plan_view(plan), ir->fits_budget, NULL, &err);
+  if (st == SFC_OK) {
+    uint32_t unused = unused_boxes(sfcrt_plan_view(plan));
+    if (unused)
+      st = sfc_error_set(&err, SFC_ERR_INTERNAL, "%u of the plan's %u boxes are unused", unused,
+                         sfcrt_plan_view(plan)->box_count);
+  }
   if (plan)
     sfcrt_plan_destroy(plan);
   if (st != SFC_OK)

@@ -1,6 +1,6 @@
 /* ir.c — lifetime of the IR and the graph. Everything lives in pools but the IR's two
- * per-step timelines (step_bound_s, step_start_s) and the bound's waits, which each round
- * rewrites. */
+ * per-step timelines (step_bound_s, step_start_s), the bound's waits, which each round
+ * rewrites, and the bound pass's memo of them. */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -16,6 +16,8 @@ void sfc_ir_deinit(sfc_ir_t *ir) {
   free(ir->step_bound_s); /* malloc'd: rewritten by every round, not pool memory */
   free(ir->step_start_s);
   free(ir->bound_waits);
+  free(ir->bound_memo.starts);
+  free(ir->bound_memo.waits);
   sfc_pool_free_all(&ir->pool);
   memset(ir, 0, sizeof *ir);
 }

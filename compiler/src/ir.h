@@ -341,6 +341,15 @@ typedef struct sfc_ir {
                                          time_bound_s where it waits, in step order (malloc'd,
                                          rewritten by every round); NULL: none */
   uint32_t n_bound_waits;
+  struct sfc_bound_memo {         /* pass_bound: the last chain computed (malloc'd), kept
+                                     for the next round of the same compile */
+    uint64_t key;                 /*   a hash of what the chain reads (0: none) */
+    double chain_s;               /*   its length */
+    double *starts;               /*   [n_steps] each step's least start */
+    struct sfc_bound_wait *waits; /*   its waiting pieces, */
+    uint32_t n_waits;             /*   how many */
+    uint32_t hits;                /*   rounds that took the chain from it */
+  } bound_memo;
   uint32_t lms_threshold, lms_ahead; /* policy lms: the n and l used (0 otherwise) */
   uint8_t schedule_priority;         /* window: SFC_PRIORITY_* of the gaps (the tuner's) */
   uint8_t window_candidates;         /* window: candidates the auto tuner evaluated */

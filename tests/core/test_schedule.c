@@ -810,11 +810,50 @@ static void check_waits_top(const sfc_ir_t *ir) {
   free(named);
 }
 
+/* The bound pass's memo (pass_bound.c) gives what computing the chain again gives: the
+ * pass once more from the memo, then with the memo cleared, the same bound, least starts
+ * and waits as the compile left. */
+static void check_bound_memo(sfc_ir_t *ir) {
+  uint32_t n = ir->step_bound_n, nw = ir->n_bound_waits;
+  double t = ir->time_bound_s;
+  double *s = malloc(((size_t)n + 1) * sizeof *s);
+  sfc_bound_wait_t *w = malloc(((size_t)nw + 1) * sizeof *w);
+  CHECK(s && w && ir->bound_memo.key != 0);
+  if (!s || !w) {
+    free(s);
+    free(w);
+    return;
+  }
+  if (n)
+    memcpy(s, ir->step_bound_s, n * sizeof *s);
+  if (nw)
+    memcpy(w, ir->bound_waits, nw * sizeof *w);
+  for (int fresh = 0; fresh < 2; fresh++) {
+    sfc_error_t err = {0};
+    ir->time_bound_s = ir->time_bound_split_s; /* as the schedule pass left it */
+    if (fresh)
+      ir->bound_memo.key = 0;
+    CHECK_OK(sfc_pass_bound(ir, &err), err);
+    CHECK(ir->time_bound_s == t);
+    CHECK_EQ_U64(ir->step_bound_n, n);
+    CHECK(ir->step_bound_n != n || n == 0 || memcmp(ir->step_bound_s, s, n * sizeof *s) == 0);
+    CHECK_EQ_U64(ir->n_bound_waits, nw);
+    for (uint32_t i = 0; ir->n_bound_waits == nw && i < nw; i++) { /* fields: not padding */
+      const sfc_bound_wait_t *a = &ir->bound_waits[i], *b = &w[i];
+      CHECK(a->from == b->from && a->to == b->to && a->compute_s == b->compute_s &&
+            a->stall_s == b->stall_s && a->bytes == b->bytes && a->why == b->why);
+    }
+  }
+  free(s);
+  free(w);
+}
+
 /* Random graphs at budgets between their floor and their in-core lower bound: each
  * plan fits (or says it cannot), verifies with its budget, and replays on sim with a
  * prediction at or above the time bound, every step at or after its least start. */
 static void test_random_budgets(void) {
   uint32_t plans = 0, swaps = 0, infeasible = 0, rounds = 0, no_prefetch = 0, early = 0, waits = 0;
+  uint32_t memo_hits = 0;
   int n_rounds = getenv("SFC_TEST_ROUNDS") ? atoi(getenv("SFC_TEST_ROUNDS")) : 200;
   for (int round = 0; round < n_rounds; round++) {
     sfc_graph_t *g = rg_training_graph(&rng, 2 + (int)rnd(60), "test");
@@ -860,6 +899,8 @@ static void test_random_budgets(void) {
       CHECK(fabs(waited - (ir.time_bound_s - ir.compute_s)) <= 1e-9 * ir.time_bound_s);
     check_waits_top(&ir);
     waits += ir.n_bound_waits > 0;
+    memo_hits += ir.bound_memo.hits > 0;
+    check_bound_memo(&ir);
     CHECK(ir.schedule_rounds >= 1 && ir.schedule_rounds <= 9); /* 8, + 1 back to the best */
     plans++;
     swaps += ir.n_swaps;
@@ -870,13 +911,15 @@ static void test_random_budgets(void) {
   }
   fprintf(stderr,
           "  %u plans, %u swaps, %u below the floor, %u rescheduled (%u without the early "
-          "swap-ins), %u steps before their least start, %u with the bound's waits summed\n",
-          plans, swaps, infeasible, rounds, no_prefetch, early, waits);
+          "swap-ins), %u steps before their least start, %u with the bound's waits summed, %u "
+          "with the chain from the memo\n",
+          plans, swaps, infeasible, rounds, no_prefetch, early, waits, memo_hits);
   CHECK_EQ_U64(early, 0);
   CHECK(waits > 20); /* the sums above were checked on some (37 of the seeded 200) */
   CHECK(swaps > 100);
   CHECK(infeasible < plans);
   CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */
+  CHECK(memo_hits > 0); /* window finals and refined margins run the bound pass again */
 }
 
 /* A random training graph, links of bw x (1 .. spread) B/s each way, and a budget

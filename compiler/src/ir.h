@@ -342,7 +342,7 @@ typedef struct sfc_ir {
                                          rewritten by every round); NULL: none */
   uint32_t n_bound_waits;
   struct sfc_bound_memo {         /* pass_bound: the last chain computed (malloc'd), kept
-                                     for the next round of the same compile */
+                                     for the next plan of the same compile */
     uint64_t key;                 /*   a hash of what the chain reads (0: none) */
     double chain_s;               /*   its length */
     double *starts;               /*   [n_steps] each step's least start */

@@ -45,8 +45,8 @@
  * bound). Split points: every step up to MAX_POINTS, else evenly spaced steps (fewer
  * points only weaken it), fewer again while the pairs to fill exceed MAX_WORK.
  * Memory: six P x P tables of doubles (113 MB at P = 1536).
- * Runs after predict, once per round (the memo keeps the chain for the next round of the
- * same compile): the bound is reported, never used to choose a plan.
+ * Runs after predict, for every plan a compile finishes (the memo keeps the chain for the
+ * next one): the bound is reported, never used to choose a plan.
  *
  * Reads: config (budget, link), graph tensors, steps (time_us), uses, live, use_steps,
  * schedule_floor, schedule_infeasible, arena_bytes. Writes: plan.meta.time_bound_s,
@@ -650,41 +650,41 @@ static sfc_status_t keep_starts(sfc_ir_t *ir, const bound_t *b, const double *be
   return SFC_OK;
 }
 
-/* FNV-1a over the bytes of v. */
-static uint64_t mix(uint64_t h, const void *v, size_t bytes) {
-  const unsigned char *p = v;
-  for (size_t i = 0; i < bytes; i++)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
+/* The bits of a double, to hash. */
+static uint64_t bits_of(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
 }
 
 /* A hash of everything the chain reads: the budget it bounds for, the links, the steps'
  * times and uses (liveness and the per-tile marks follow from them), the tensors' bytes,
- * kinds and flags. Every round of a compile (the fragmentation rounds,
- * the window finals) schedules the same steps for the same budget, so the chain is the
- * same, and the memo (ir->bound_memo) saves its time: ResNet-50 at batch 1440 on
- * v100-nvlink2 ran the pass 5 times, 1.27 s of a 15 s compile. Never 0. */
+ * kinds and flags. Every plan a compile finishes (each window final, the rerun of the
+ * best) has the same steps for the same budget, so the chain is the same, and the memo
+ * (ir->bound_memo) saves its time: ResNet-50 at batch 1440 on v100-nvlink2 ran the pass 5
+ * times, 1.27 s of a 15 s compile. Never 0. */
 static uint64_t chain_key(const sfc_ir_t *ir, uint64_t budget) {
   const sfc_config_t *cfg = ir->config;
-  uint64_t h = 0xcbf29ce484222325ull;
-  double link[3] = {cfg->device.h2d_bytes_per_s, cfg->device.d2h_bytes_per_s, kappa_of(cfg)};
-  h = mix(h, &budget, sizeof budget);
-  h = mix(h, link, sizeof link);
-  h = mix(h, &ir->n_steps, sizeof ir->n_steps);
+  uint64_t h = SFC_HASH_SEED;
+  h = sfc_hash_mix(h, budget);
+  h = sfc_hash_mix(h, bits_of(cfg->device.h2d_bytes_per_s));
+  h = sfc_hash_mix(h, bits_of(cfg->device.d2h_bytes_per_s));
+  h = sfc_hash_mix(h, bits_of(kappa_of(cfg)));
+  h = sfc_hash_mix(h, ir->n_steps);
   for (uint32_t k = 0; k < ir->n_steps; k++) {
     const sfc_step_t *st = &ir->steps[k];
-    h = mix(h, &st->time_us, sizeof st->time_us);
-    h = mix(h, &st->use_count, sizeof st->use_count);
+    h = sfc_hash_mix(h, bits_of(st->time_us));
+    h = sfc_hash_mix(h, st->use_count);
     for (uint32_t i = 0; i < st->use_count; i++) {
       const sfc_use_t *u = &ir->uses[st->use_begin + i];
-      uint32_t f[3] = {u->tensor, u->box, (uint32_t)u->access << 8 | u->flags};
-      h = mix(h, f, sizeof f);
+      h = sfc_hash_mix(h, (uint64_t)u->tensor << 32 | u->box);
+      h = sfc_hash_mix(h, (uint64_t)u->access << 8 | u->flags);
     }
   }
   for (uint32_t t = 0; t < ir->graph->n_tensors; t++) {
     const sfc_tensor_t *x = &ir->graph->tensors[t];
-    uint64_t f[2] = {x->bytes, (uint64_t)x->kind << 32 | x->flags};
-    h = mix(h, f, sizeof f);
+    h = sfc_hash_mix(h, x->bytes);
+    h = sfc_hash_mix(h, (uint64_t)x->kind << 32 | x->flags);
   }
   return h ? h : 1;
 }
@@ -714,8 +714,8 @@ static sfc_status_t from_memo(sfc_ir_t *ir, sfc_error_t *err) {
   return SFC_OK;
 }
 
-/* Keeps the chain just computed (its starts and its waits, in ir) for the next round;
- * without memory, none is kept (the next round computes it again). */
+/* Keeps the chain just computed (its starts and its waits, in ir) for the next plan;
+ * without memory, none is kept (the next one computes it again). */
 static void to_memo(sfc_ir_t *ir, uint64_t key, double chain_s) {
   struct sfc_bound_memo *m = &ir->bound_memo;
   size_t n = ir->n_steps, nw = ir->n_bound_waits;
@@ -827,7 +827,7 @@ sfc_status_t sfc_pass_bound(sfc_ir_t *ir, sfc_error_t *err) {
     ir->time_bound_s = t;
   ir->plan.meta.time_bound_s = ir->time_bound_s; /* plan format 1.4: sfc simulate prints it */
   sfc_status_t st = keep_starts(ir, &b, best, err);
-  if (st == SFC_OK) /* the next round's too */
+  if (st == SFC_OK) /* the next plan's too */
     st = keep_waits(ir, &b, budget, from, err);
   if (st == SFC_OK)
     to_memo(ir, key, t);

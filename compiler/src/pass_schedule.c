@@ -1716,8 +1716,8 @@ static double home_cost(const sched_t *s, uint32_t t) {
 
 /* What the LP's values were solved for: the target, and every gap (FNV-1a). */
 static uint64_t traffic_lp_key(const sched_t *s, int64_t target) {
-  uint64_t h = 0xcbf29ce484222325ull;
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3ull)
+  uint64_t h = SFC_HASH_SEED;
+#define MIX(v) (h = sfc_hash_mix(h, (uint64_t)(v)))
   MIX(target);
   MIX(s->n);
   MIX(s->n_gaps);
@@ -1734,13 +1734,13 @@ static uint64_t traffic_lp_key(const sched_t *s, int64_t target) {
 
 /* A column's entries mixed into h (FNV-1a of index, length, rows and value bits). */
 static uint64_t mix_column(uint64_t h, int j, int len, const int *ind, const double *val) {
-  h = (h ^ (uint64_t)j) * 0x100000001b3ull;
-  h = (h ^ (uint64_t)len) * 0x100000001b3ull;
+  h = sfc_hash_mix(h, (uint64_t)j);
+  h = sfc_hash_mix(h, (uint64_t)len);
   for (int q = 1; q <= len; q++) {
     uint64_t bits;
     memcpy(&bits, &val[q], sizeof bits);
-    h = (h ^ (uint64_t)ind[q]) * 0x100000001b3ull;
-    h = (h ^ bits) * 0x100000001b3ull;
+    h = sfc_hash_mix(h, (uint64_t)ind[q]);
+    h = sfc_hash_mix(h, bits);
   }
   return h;
 }
@@ -1801,7 +1801,7 @@ static bool traffic_lp(sched_t *s, int64_t target) {
   double *val = NULL;
   glp_prob *lp = NULL;
   int prev_term = glp_term_out(GLP_OFF);
-  uint64_t matrix = 0xcbf29ce484222325ull; /* FNV-1a of every column set below */
+  uint64_t matrix = SFC_HASH_SEED; /* FNV-1a of every column set below */
   if (!ok)
     goto done;
   int rows = 0;
@@ -1889,8 +1889,8 @@ static bool traffic_lp(sched_t *s, int64_t target) {
    * seven solves (1.5 million entries): an LP with the last one's matrix gets its
    * factors, the same numbers glp_scale_prob gives it */
   int m = rows + links, nc = cols + homes;
-  matrix = (matrix ^ (uint64_t)m) * 0x100000001b3ull;
-  matrix = (matrix ^ (uint64_t)nc) * 0x100000001b3ull;
+  matrix = sfc_hash_mix(matrix, (uint64_t)m);
+  matrix = sfc_hash_mix(matrix, (uint64_t)nc);
   if (matrix != 0 && matrix == ir->traffic_lp_matrix) {
     for (int r = 1; r <= m; r++)
       glp_set_rii(lp, r, ir->traffic_lp_rii[r]);

@@ -17,6 +17,12 @@ typedef sfc_status_t (*sfc_pass_fn)(sfc_ir_t *ir, sfc_error_t *err);
 uint32_t *sfc_group_by_step(const uint32_t (*pairs)[2], uint32_t n, uint32_t steps,
                             uint32_t **out_list);
 int sfc_cmp_u64(const void *a, const void *b); /* qsort's order of uint64_t keys */
+/* FNV-1a one 64-bit word at a time, from SFC_HASH_SEED: the keys of the passes' memos
+ * (the traffic LP's values and scale factors, the bound's chain). */
+#define SFC_HASH_SEED 0xcbf29ce484222325ull
+static inline uint64_t sfc_hash_mix(uint64_t h, uint64_t v) {
+  return (h ^ v) * 0x100000001b3ull;
+}
 /* How step `step` touches `tensor`: its uses' SFC_ACCESS_* bits together (0: not at all). */
 unsigned sfc_step_access(const sfc_ir_t *ir, uint32_t tensor, uint32_t step);
 /* scheduler.prefetch_limit and a fixed scheduler.window (policy window only): *out =

@@ -919,7 +919,7 @@ static void test_random_budgets(void) {
   CHECK(swaps > 100);
   CHECK(infeasible < plans);
   CHECK(rounds > 0 && no_prefetch > 0); /* the seeded set goes through every kind of round */
-  CHECK(memo_hits > 0); /* window finals and refined margins run the bound pass again */
+  CHECK(memo_hits > 0); /* window finals and the rerun of the best run the bound pass again */
 }
 
 /* A random training graph, links of bw x (1 .. spread) B/s each way, and a budget

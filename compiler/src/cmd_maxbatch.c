@@ -112,6 +112,12 @@ typedef struct search {
   sfc_graph_t *g;
   const args_t *a;
   unsigned probes;
+  /* the last full probe that fit, and the config it was made with: the max batch is
+   * the last batch the search found fitting, so its answer needs no compile again
+   * (compiles are deterministic: the packers' time limits are on a work clock) */
+  const sfc_config_t *fit_cfg;
+  int64_t fit_batch;
+  sfc_batch_probe_t fit;
 } search_t;
 
 static sfc_status_t probe(search_t *s, const sfc_config_t *cfg, int64_t b, bool full,
@@ -119,6 +125,11 @@ static sfc_status_t probe(search_t *s, const sfc_config_t *cfg, int64_t b, bool 
   double t0 = sfc_clock_seconds();
   SFC_TRY(sfc_batch_probe(s->g, cfg, b, full, p, err));
   s->probes++;
+  if (full && p->fits) {
+    s->fit_cfg = cfg;
+    s->fit_batch = b;
+    s->fit = *p;
+  }
   if (!s->a->quiet && full)
     fprintf(stderr, "maxbatch: %-6s batch %" PRId64 ": %s (arena %.2f GiB, %.1f s)\n",
             sfc_sched_policy_name(cfg->scheduler.policy), b, p->fits ? "fits" : "does not fit",
@@ -242,8 +253,12 @@ static int run(int argc, char **argv) {
   }
   if (st == SFC_OK && lo > 0)
     st = largest_fit(&s, &cfg, lo, hi, &best, &err);
-  if (st == SFC_OK && best > 0)
-    st = probe(&s, &cfg, best, true, &p, &err);
+  if (st == SFC_OK && best > 0) {
+    if (s.fit_cfg == &cfg && s.fit_batch == best)
+      p = s.fit; /* the search's own probe of it (it fit last) */
+    else
+      st = probe(&s, &cfg, best, true, &p, &err);
+  }
   if (st == SFC_OK && best > 0 && p.predicted_s > 0)
     rate = (double)best / p.predicted_s;
   /* in-core: the largest batch whose in-core plan fits, then the best rate below it */
@@ -327,7 +342,7 @@ static int run(int argc, char **argv) {
       printf("  %-16s %8s  (no batch fits in-core)\n", "in-core best", "-");
     if (g->inplace.ops)
       printf("  %-16s %8u  ops write a dying input (--inplace)\n", "in place", g->inplace.ops);
-    printf("  %-16s %s; %u probes\n", "op times", from, s.probes);
+    printf("  %-16s %s; %u probe%s\n", "op times", from, s.probes, s.probes == 1 ? "" : "s");
   }
   sfc_graph_destroy(g);
   return best > 0 ? SFC_EXIT_OK : SFC_EXIT_FAIL;

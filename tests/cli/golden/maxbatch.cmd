@@ -1,12 +1,12 @@
 G="$DATA/../../plans/unet.json.gz"
-$SFC maxbatch "$G" --budget 256MiB --packer best-fit --tiling off --json -q; echo "exit $?"
+J=$($SFC maxbatch "$G" --budget 256MiB --packer best-fit --tiling off --json -q)
+rc=$?; printf '%s\nexit %s\n' "$J" "$rc"
 $SFC maxbatch "$G" --budget 256MiB --packer best-fit --tiling off 2>/dev/null; echo "exit $?"
 # (--tiling off: the swap scheduler's answers; tiling: auto would tile the larger batches)
 # the answers, checked by sfc compile at the batches maxbatch printed (taken from its
 # --json, so the checks follow the answer): the max batch fits and the next does not;
 # the floor fits at the physical limit and not one above; in-core, the largest in-core
 # batch fits and the next does not
-J=$($SFC maxbatch "$G" --budget 256MiB --packer best-fit --tiling off --json -q)
 num() { printf '%s\n' "$J" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 M=$(num max_batch); P=$(num physical_limit_batch); I=$(num in_core_max_batch)
 echo "max $M, physical limit $P, in-core max $I"

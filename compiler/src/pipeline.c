@@ -656,6 +656,26 @@ static sfc_status_t tune_tiling(sfc_ir_t *ir, const sfc_compile_options_t *opt, 
   return SFC_OK;
 }
 
+/* What a round's schedule and pack read besides the candidate (sfc_window_candidate):
+ * the last round of a final made its plan, so these alone make that plan again; and the
+ * rounds' counts when the final ended (set after its rounds), which a rerun of its last
+ * round alone gives back. */
+typedef struct round_params {
+  uint64_t budget, margin; /* schedule_budget, schedule_prefetch_margin */
+  bool no_prefetch, brief; /* schedule_no_prefetch, pack_brief */
+  uint32_t rounds;         /* at the end: schedule_rounds, */
+  uint8_t margin_rounds;   /*   schedule_margin_rounds, */
+  uint8_t margins_fit;     /*   schedule_margins_fit, */
+  bool brief_after;        /*   pack_brief */
+} round_params_t;
+
+static round_params_t round_params(const sfc_ir_t *ir) {
+  return (round_params_t){.budget = ir->schedule_budget,
+                          .margin = ir->schedule_prefetch_margin,
+                          .no_prefetch = ir->schedule_no_prefetch,
+                          .brief = ir->pack_brief};
+}
+
 const char *sfc_priority_name(unsigned priority) {
   static const char *const names[] = {"bytes x length", "length", "bytes", "recent",
                                       "bytes x length per copy"};
@@ -673,10 +693,11 @@ sfc_status_t sfc_compile_ir(sfc_ir_t *ir, const sfc_compile_options_t *opt, sfc_
   double best_s = 0;
   uint64_t best_over = 0;
   bool best_fits = false, best_dev = false, rerun = false, late_tried = false;
-  int hidden_runs = 0;  /* finals of hidden-first candidates */
-  double best_pre = 0;  /* the best final's time before its reorder */
-  double reorder_s = 0; /* this machine's time of the last reorder (-v) */
-  int lp_runs = 0;      /* finals of the traffic LP's candidates */
+  int hidden_runs = 0;                        /* finals of hidden-first candidates */
+  double best_pre = 0;                        /* the best final's time before its reorder */
+  double reorder_s = 0;                       /* this machine's time of the last reorder (-v) */
+  int lp_runs = 0;                            /* finals of the traffic LP's candidates */
+  round_params_t last = {0}, best_last = {0}; /* this final's last round, the best one's */
 again:
   for (size_t i = start; i < N_PASSES; i++) {
     double t0 = sfc_clock_seconds();
@@ -692,6 +713,8 @@ again:
       progress(opt, "packing: round %u", ir->schedule_rounds);
     else if (passes[i].fn == sfc_pass_bound)
       progress(opt, "time bound");
+    if (passes[i].fn == sfc_pass_schedule)
+      last = round_params(ir);
     SFC_TRY(run_pass(ir, i, err));
     if (opt && opt->verbose > 0)
       fprintf(dump, "sfc: pass %-9s %9.3f ms\n", passes[i].name, (sfc_clock_seconds() - t0) * 1e3);
@@ -756,6 +779,16 @@ again:
       i = pass_index(sfc_pass_blocks) - 1;
     }
   }
+  if (rerun) { /* the best final's last round alone: the counts its rounds left */
+    ir->schedule_rounds = best_last.rounds;
+    ir->schedule_margin_rounds = best_last.margin_rounds;
+    ir->schedule_margins_fit = best_last.margins_fit;
+    ir->pack_brief = best_last.brief_after;
+  }
+  last.rounds = ir->schedule_rounds;
+  last.margin_rounds = ir->schedule_margin_rounds;
+  last.margins_fit = ir->schedule_margins_fit;
+  last.brief_after = ir->pack_brief;
   /* every plan the passes finish: its copies behind those waited for earlier, where it
    * replays faster. The window finals are judged after it (below), as they would ship;
    * the reorder can turn the order of two close finals around. */
@@ -773,8 +806,8 @@ again:
    * leave its choice over the budget or slower than the tuner saw it (more than 2 %):
    * then the next candidates by the tuner's time go through the final rounds too, up to
    * WINDOW_FINALS in all and while one could still be faster than the best so far, and
-   * the best of them stays (run once more when it was not the last: the passes are
-   * deterministic). */
+   * the best of them stays (when it was not the last, its last round runs once more,
+   * from that round's round_params: the passes are deterministic). */
   if (ir->window_ranked > 1 && !rerun && !(opt && opt->stop_after)) {
     bool fits = ir->fits_budget;
     /* each final judged after its reorder; the gates on trying more compare the tuner's
@@ -792,6 +825,7 @@ again:
       best_fits = fits;
       best_dev = dev;
       best_over = over;
+      best_last = last;
     }
     /* the traffic LP's candidates (the tuner's last two plain ones) take no place of
      * WINDOW_FINALS: the finals that ran before them still run; the second runs only
@@ -848,6 +882,14 @@ again:
       ir->pack_brief = false;
       ir->predicted = false;
       rounds = (rounds_t){0};
+      if (rerun) { /* the best final again: its last round alone (the passes are
+                      deterministic), not all its rounds */
+        ir->schedule_budget = best_last.budget;
+        ir->schedule_prefetch_margin = best_last.margin;
+        ir->schedule_no_prefetch = best_last.no_prefetch;
+        ir->pack_brief = best_last.brief;
+        rounds.final = true;
+      }
       start = pass_index(sfc_pass_blocks);
       final_runs++;
       goto again;

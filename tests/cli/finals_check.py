@@ -12,6 +12,8 @@ slowest before its reorder is the fastest after it (41.842 against 40.819 ms bef
   - the plan compiled is the fastest final after its reorder: its predicted iteration
     (--json) equals the least after-reorder time of the -v lines (to their 3 decimals),
     which a pipeline that judged before the reorder would not give here;
+  - the best final, not the last one here, is made again in one round (its last round's
+    target, margin and pack length), not through all its rounds;
   - the plan goes through sfc verify.
 The bundled DarkNet-19 on v100-nvlink2 at 30 % of its in-core peak: the tuner ranks
 rank-only candidates first (its six: bytes x length, length and the traffic LP's, each
@@ -54,6 +56,13 @@ check(best is not None and abs(got - best) < 0.0006,
       f"the plan is the fastest final after its reorder: predicted {got:.3f} ms, "
       f"finals after their reorder {[f[2] for f in fitting]}")
 check(j["fits_budget"], "the plan fits its budget")
+# the best final was not the last here: it is made again from its last round alone (the
+# round's target, margin and pack length), one schedule pass, and its time above is the
+# final's own
+again = p.stderr.split("through them again")
+check(len(again) == 2 and again[1].count("sfc: pass schedule") == 1,
+      "the best final made again in one round (one 'pass schedule' line after 'through them "
+      f"again'; got {again[1].count('sfc: pass schedule') if len(again) == 2 else 'no rerun'})")
 
 v = sfc("verify", plan)
 check("ok" in v.stdout, f"sfc verify: {v.stdout.strip()}")

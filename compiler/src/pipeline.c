@@ -665,8 +665,7 @@ typedef struct round_params {
   bool no_prefetch, brief; /* schedule_no_prefetch, pack_brief */
   uint32_t rounds;         /* at the end: schedule_rounds, */
   uint8_t margin_rounds;   /*   schedule_margin_rounds, */
-  uint8_t margins_fit;     /*   schedule_margins_fit, */
-  bool brief_after;        /*   pack_brief */
+  uint8_t margins_fit;     /*   schedule_margins_fit */
 } round_params_t;
 
 static round_params_t round_params(const sfc_ir_t *ir) {
@@ -783,12 +782,10 @@ again:
     ir->schedule_rounds = best_last.rounds;
     ir->schedule_margin_rounds = best_last.margin_rounds;
     ir->schedule_margins_fit = best_last.margins_fit;
-    ir->pack_brief = best_last.brief_after;
   }
   last.rounds = ir->schedule_rounds;
   last.margin_rounds = ir->schedule_margin_rounds;
   last.margins_fit = ir->schedule_margins_fit;
-  last.brief_after = ir->pack_brief;
   /* every plan the passes finish: its copies behind those waited for earlier, where it
    * replays faster. The window finals are judged after it (below), as they would ship;
    * the reorder can turn the order of two close finals around. */
